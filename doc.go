@@ -1,0 +1,39 @@
+// Package gameloop is a game loop: it runs a game's simulation in fixed steps at an exact rate,
+// draws frames as often as the screen allows, interpolates between the two, and waits for each
+// deadline precisely at little CPU cost.
+//
+// # What a game loop is
+//
+// A game keeps moving while the player does nothing, so its loop cannot wait for input the way
+// an editor's does: it polls input, advances the simulation, draws, and waits for the next
+// deadline. The simulation advances in fixed steps (ticks), because a fixed step makes it
+// deterministic, the same input giving the same result at 30 or 240 frames per second, and
+// keeps physics stable. Frames are drawn at their own rate; a frame that falls between two
+// ticks blends the last two states by Alpha, the fraction of the next step already elapsed.
+// When the machine cannot keep up, a bounded number of ticks run back to back and the rest is
+// dropped, so that a slow frame cannot cause more work in the next one (the spiral of death).
+//
+// One pass of the loop:
+//
+//	          now                                                     next deadline
+//	───────────┼──────────────────────────────────────────────────────────────┼──────▶ real time
+//	           │ Input… │ Update Update … │ VariableUpdate │ Render │ swap │ AfterRender │ Idle │ wait
+//	           │  every │ the ticks owed, │  once per frame: camera,│      │             │      │
+//	           │  input │ at most         │  particles, blending    │      │             │      │
+//	           │  first │ MaxTicksPerFrame│                         │      │             │      │
+//
+// # Which API to use
+//
+//   - Loop.Events: pull events with a for range, Piston's design. The loop is an object you can
+//     leave with break and resume from another function, so each scene can own its assets.
+//   - Loop.Run: hand the loop a Game (Update, and optionally Input, VariableUpdate and Render),
+//     the LWJGL book's design; errors and panics come back wrapped with the tick or frame.
+//   - Schedule: only the decisions, for a host that owns the frame (a browser's
+//     requestAnimationFrame, another engine's callback): hand it the time, get the ticks owed.
+//   - Interpolated, Vec2, Vec3: keep the previous and current state of a value and blend them.
+//
+// Time is kept in integer nanoseconds throughout: tick n is due exactly n/TickRate seconds of
+// game time after the start, so a simulated day at 60 Hz is exactly 5,184,000 ticks. Floats
+// appear only at the edges (Alpha, seconds handed to the game). A ManualClock makes every rule
+// testable without waiting; Config.Bench plays a game through as fast as the machine allows.
+package gameloop

@@ -1,0 +1,104 @@
+package gameloop
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+)
+
+// Game is what Run drives: the game logic, in the shape of the LWJGL book's IGameLogic. Update
+// is required; a Game may also implement InputHandler, VariableUpdater and Renderer, which Run
+// finds by type assertion.
+type Game interface {
+	// Update advances the game by one fixed step.
+	Update(u *Update) error
+}
+
+// InputHandler is implemented by a Game that takes input events.
+type InputHandler interface {
+	Input(in *Input) error
+}
+
+// VariableUpdater is implemented by a Game that does work once per drawn frame, before Render.
+type VariableUpdater interface {
+	VariableUpdate(v *VariableUpdate) error
+}
+
+// Renderer is implemented by a Game that draws.
+type Renderer interface {
+	Render(r *Render) error
+}
+
+// Run drives g with the loop's events until the window closes (Run returns nil), a callback
+// returns ErrStop (nil), a callback fails (its error, wrapped with the tick or frame), or ctx is
+// cancelled (ctx.Err()). A panic in a callback is recovered and returned as a *PanicError with
+// its stack, so that the caller can restore the terminal or close the window before reporting
+// it. The loop can be run again afterwards, and goes on where it stopped.
+func (l *Loop) Run(ctx context.Context, g Game) error {
+	input, _ := g.(InputHandler)
+	variable, _ := g.(VariableUpdater)
+	renderer, _ := g.(Renderer)
+	var err error
+	for ev := range l.Events(ctx) {
+		switch ev := ev.(type) {
+		case *Input:
+			if input != nil {
+				err = call(input.Input, ev, "Input before tick", ev.Tick)
+			}
+		case *Update:
+			err = call(g.Update, ev, "Update at tick", ev.Tick)
+		case *VariableUpdate:
+			if variable != nil {
+				err = call(variable.VariableUpdate, ev, "VariableUpdate of frame", ev.Frame)
+			}
+		case *Render:
+			if renderer != nil {
+				err = call(renderer.Render, ev, "Render of frame", ev.Frame)
+			}
+		}
+		if err != nil {
+			break
+		}
+	}
+	if err != nil {
+		if errors.Is(err, ErrStop) {
+			return nil
+		}
+		return err
+	}
+	return l.Err()
+}
+
+// call calls f(ev), turning an error or a panic into an error that says where it happened.
+func call[E any](f func(E) error, ev E, where string, n uint64) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = &PanicError{Value: v, Stack: debug.Stack(), Where: fmt.Sprintf("%s %d", where, n)}
+		}
+	}()
+	if err := f(ev); err != nil {
+		if errors.Is(err, ErrStop) {
+			return err
+		}
+		return fmt.Errorf("gameloop: %s %d: %w", where, n, err)
+	}
+	return nil
+}
+
+// PanicError is a panic in a game's callback, recovered by Run.
+type PanicError struct {
+	Value any    // what was passed to panic
+	Stack []byte // the stack of the panicking goroutine
+	Where string // the callback and its tick or frame, such as "Update at tick 42"
+}
+
+func (e *PanicError) Error() string {
+	return fmt.Sprintf("gameloop: panic in %s: %v\n%s", e.Where, e.Value, e.Stack)
+}
+
+// Unwrap returns the panic's value if it is an error.
+func (e *PanicError) Unwrap() error {
+	err, _ := e.Value.(error)
+	return err
+}

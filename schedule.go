@@ -1,0 +1,281 @@
+package gameloop
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// Schedule is the pure core of the loop: handed the time now, it answers how many fixed-step
+// ticks are owed, what was dropped, and how far the game is into the next tick. It reads no
+// clock, never sleeps and touches no window, so every rule of the loop can be tested on made-up
+// times, and a host that owns the frame (a browser's requestAnimationFrame, another engine's
+// frame callback) can use it directly:
+//
+//	st := sched.Advance(now)
+//	for range st.Ticks {
+//		tick, _ := sched.Next()
+//		update(tick)
+//	}
+//	render(st.Alpha)
+//
+// # The model
+//
+// Game time runs at TimeScale times real time, and stands still while paused. Ticks lie on a grid
+// in game time: tick n (counting from 1) is due exactly n/TickRate seconds after the grid's
+// epoch, computed in integer nanoseconds, so a simulated day at 60 Hz is exactly 5,184,000 ticks
+// and every tick of a rate has the same step. Changing the rate starts a new grid at the last
+// tick run, so no time is lost or counted twice.
+//
+// When more ticks are owed than MaxTicksPerFrame, or more game time has passed since the last
+// Advance than MaxFrameTime allows, the excess ticks are dropped: the grid moves forward by whole
+// ticks, so the fraction of the next tick already elapsed (Alpha) is kept, and dropped ticks are
+// never replayed later as a burst. Tick numbers count the ticks that ran: they have no gaps.
+//
+// A Schedule is not safe for concurrent use. Its times are durations since any fixed origin,
+// such as Clock.Now gives; they must not go backwards.
+type Schedule struct {
+	rate         int64 // ticks per second
+	maxTicks     int
+	maxFrameTime time.Duration
+	scale        float64
+	paused       bool
+
+	started bool
+	// Game time at real time now is gameBase + scale*(now-realBase), or gameBase while paused.
+	realBase, gameBase time.Duration
+	lastGame           time.Duration // game time at the previous Advance
+
+	// The tick grid: tick epochTick+k is due at game time epochGame + offsetOf(k, rate).
+	epochGame time.Duration
+	epochTick uint64
+
+	ticks    uint64 // ticks run (taken with Next)
+	reserved int    // ticks granted by the last Advance and not yet taken
+
+	droppedTicks uint64
+	droppedTime  time.Duration
+}
+
+// Step is what one call of Advance decided.
+type Step struct {
+	// Ticks is the number of ticks to run now, at most MaxTicksPerFrame. Take each with Next.
+	Ticks int
+	// DroppedTicks and DroppedTime are the ticks this call dropped and the game time they
+	// would have simulated.
+	DroppedTicks uint64
+	DroppedTime  time.Duration
+	// Alpha and Ext are as Schedule.Alpha and Schedule.Ext will report them once Ticks ticks
+	// have been taken: what a frame drawn after them should use.
+	Alpha float64
+	Ext   time.Duration
+}
+
+// NewSchedule returns a schedule for cfg's TickRate, MaxTicksPerFrame, MaxFrameTime and
+// TimeScale; the other fields are not used. Zero fields take their defaults, as in New.
+func NewSchedule(cfg Config) (*Schedule, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	return newSchedule(cfg), nil
+}
+
+func newSchedule(cfg Config) *Schedule {
+	return &Schedule{
+		rate:         int64(cfg.TickRate),
+		maxTicks:     cfg.MaxTicksPerFrame,
+		maxFrameTime: cfg.MaxFrameTime,
+		scale:        cfg.TimeScale,
+	}
+}
+
+// start fixes the origin of game time at the first time the schedule is handed.
+func (s *Schedule) start(now time.Duration) {
+	if s.started {
+		return
+	}
+	s.started = true
+	s.realBase = now
+}
+
+// gameTime returns game time at real time now.
+func (s *Schedule) gameTime(now time.Duration) time.Duration {
+	if s.paused || !s.started {
+		return s.gameBase
+	}
+	return s.gameBase + scaleDuration(now-s.realBase, s.scale)
+}
+
+// rebase moves the origin of the real-to-game mapping to now, before the mapping changes.
+func (s *Schedule) rebase(now time.Duration) {
+	s.start(now)
+	s.gameBase = s.gameTime(now)
+	s.realBase = now
+}
+
+// due returns the game time at which tick n is due on the current grid.
+func (s *Schedule) due(n uint64) time.Duration {
+	return s.epochGame + offsetOf(n-s.epochTick, s.rate)
+}
+
+// owedAt returns how many ticks are due at game time g and have not run.
+func (s *Schedule) owedAt(g time.Duration) uint64 {
+	last := s.epochTick + countIn(g-s.epochGame, s.rate)
+	if last <= s.ticks {
+		return 0
+	}
+	return last - s.ticks
+}
+
+// Advance tells the schedule that it is now now and returns what is owed. Ticks granted by an
+// earlier Advance and not taken are counted again, not twice. While paused nothing is owed.
+func (s *Schedule) Advance(now time.Duration) Step {
+	s.start(now)
+	g := s.gameTime(now)
+	s.reserved = 0
+	owed := s.owedAt(g)
+
+	// Owed ticks beyond what MaxFrameTime (in game time at the current scale) and
+	// MaxTicksPerFrame allow are dropped.
+	allowed := owed
+	if limit := s.lastGame + scaleDuration(s.maxFrameTime, s.scale); g > limit {
+		allowed = s.owedAt(limit)
+	}
+	allowed = min(allowed, uint64(s.maxTicks))
+	s.lastGame = g
+
+	var st Step
+	if allowed < owed {
+		// Move the grid so that tick ticks+allowed+1 is due when tick ticks+owed+1 was: whole
+		// ticks are dropped and the phase within the next tick is kept.
+		from, to := s.due(s.ticks+allowed), s.due(s.ticks+owed)
+		s.epochGame, s.epochTick = to, s.ticks+allowed
+		st.DroppedTicks, st.DroppedTime = owed-allowed, to-from
+		s.droppedTicks += st.DroppedTicks
+		s.droppedTime += st.DroppedTime
+	}
+	s.reserved = int(allowed)
+	st.Ticks = s.reserved
+	st.Ext = g - s.due(s.ticks+allowed)
+	st.Alpha = s.alphaOf(st.Ext)
+	return st
+}
+
+// Next takes one of the ticks granted by the last Advance and returns its number, counting from
+// 1. It returns false when none is left (or the schedule was paused or changed since).
+func (s *Schedule) Next() (tick uint64, ok bool) {
+	if s.reserved <= 0 {
+		return 0, false
+	}
+	s.reserved--
+	s.ticks++
+	return s.ticks, true
+}
+
+// Pending returns how many ticks granted by the last Advance have not been taken.
+func (s *Schedule) Pending() int { return s.reserved }
+
+// Ext returns the game time elapsed since the last tick that ran (Piston's ext_dt): the
+// amount by which to extrapolate motion when drawing at now.
+func (s *Schedule) Ext(now time.Duration) time.Duration {
+	return s.gameTime(now) - s.due(s.ticks)
+}
+
+// Alpha returns the fraction of the next tick's step already elapsed at now, in [0, 1): the
+// weight to blend the previous and current state by when drawing at now.
+func (s *Schedule) Alpha(now time.Duration) float64 {
+	return s.alphaOf(s.Ext(now))
+}
+
+func (s *Schedule) alphaOf(ext time.Duration) float64 {
+	a := float64(ext) * float64(s.rate) / float64(time.Second)
+	switch {
+	case a < 0:
+		return 0
+	case a >= 1:
+		// Ticks are owed and not yet run (paused with time owed, or between Advance and Next).
+		return math.Nextafter(1, 0)
+	}
+	return a
+}
+
+// NextTickAt returns the real time at which the next tick is due: now or earlier if ticks are
+// owed; a time that never comes (math.MaxInt64) while paused or at time scale 0.
+func (s *Schedule) NextTickAt() time.Duration {
+	if s.paused || s.scale == 0 {
+		return never
+	}
+	d := s.due(s.ticks+uint64(s.reserved)+1) - s.gameBase
+	return addSat(s.realBase, unscaleDuration(d, s.scale))
+}
+
+// Ticks returns the number of ticks run.
+func (s *Schedule) Ticks() uint64 { return s.ticks }
+
+// Dropped returns the ticks dropped so far and the game time they would have simulated.
+func (s *Schedule) Dropped() (ticks uint64, gameTime time.Duration) {
+	return s.droppedTicks, s.droppedTime
+}
+
+// TickRate returns the ticks per second.
+func (s *Schedule) TickRate() int { return int(s.rate) }
+
+// Step returns the duration of one tick: 1s/TickRate, truncated to whole nanoseconds. The grid
+// itself is exact; see StepSeconds.
+func (s *Schedule) Step() time.Duration { return time.Second / time.Duration(s.rate) }
+
+// StepSeconds returns the duration of one tick in seconds, 1/TickRate.
+func (s *Schedule) StepSeconds() float64 { return 1 / float64(s.rate) }
+
+// Paused reports whether the schedule is paused.
+func (s *Schedule) Paused() bool { return s.paused }
+
+// TimeScale returns the current time scale.
+func (s *Schedule) TimeScale() float64 { return s.scale }
+
+// Pause stops game time at now: no ticks come due until Resume. Ticks already owed stay owed.
+func (s *Schedule) Pause(now time.Duration) {
+	if s.paused {
+		return
+	}
+	s.rebase(now)
+	s.paused = true
+	s.reserved = 0
+}
+
+// Resume lets game time run again from now, from where it stopped.
+func (s *Schedule) Resume(now time.Duration) {
+	if !s.paused {
+		return
+	}
+	s.start(now)
+	s.paused = false
+	s.realBase = now
+	s.lastGame = s.gameBase
+}
+
+// SetTimeScale makes game time run at scale times real time from now on: 0.5 gives half as many
+// ticks per real second, each with the same step. Scale 0 stops game time like Pause.
+func (s *Schedule) SetTimeScale(now time.Duration, scale float64) error {
+	if err := checkScale("TimeScale", scale); err != nil {
+		return err
+	}
+	s.rebase(now)
+	s.scale = scale
+	s.reserved = 0
+	return nil
+}
+
+// SetTickRate changes the tick rate. The new grid starts at the last tick that ran: the game
+// time since then counts toward the first tick at the new rate, so none is lost or repeated.
+// Ticks granted and not taken are withdrawn; Advance again.
+func (s *Schedule) SetTickRate(rate int) error {
+	if rate <= 0 || rate > MaxRate {
+		return &ConfigError{"TickRate", rate, fmt.Sprintf("must be between 1 and %d", MaxRate)}
+	}
+	s.epochGame, s.epochTick = s.due(s.ticks), s.ticks
+	s.rate = int64(rate)
+	s.reserved = 0
+	return nil
+}
