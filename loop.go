@@ -256,7 +256,9 @@ func (l *Loop) next(ctx context.Context) Event {
 		case stWait:
 			l.deadline = l.nextDeadline()
 			l.state = stSleep
-			if wait := l.deadline - l.clock.Now(); wait > 0 {
+			// Idle tells how long the loop will wait; when nothing is scheduled (a lazy loop
+			// waiting for input, a paused loop without a frame cap) there is no such time.
+			if wait := l.deadline - l.clock.Now(); wait > 0 && l.deadline != never {
 				l.evIdle = Idle{Wait: wait}
 				return &l.evIdle
 			}

@@ -102,3 +102,9 @@ func (e *PanicError) Unwrap() error {
 	err, _ := e.Value.(error)
 	return err
 }
+
+// GameFunc adapts an update function to a Game, for games that only update.
+type GameFunc func(u *Update) error
+
+// Update calls f(u).
+func (f GameFunc) Update(u *Update) error { return f(u) }
