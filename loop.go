@@ -17,15 +17,15 @@ import (
 //
 // One pass of the loop, when something is due:
 //
-//	 clock ──now──▶ schedule: ticks owed, frame due?
-//	    │
-//	    ├─ Input × k           all input that arrived, each marked with the tick it precedes
-//	    ├─ Update × n          fixed steps owed, back to back, n <= MaxTicksPerFrame; the rest dropped
-//	    ├─ VariableUpdate   ┐
-//	    ├─ Render           │  if a frame is due and the window has a size
-//	    ├─ (swap buffers)   │
-//	    ├─ AfterRender      ┘
-//	    └─ Idle                then wait (pace) until the next tick or frame is due
+//	clock ──now──▶ schedule: ticks owed, frame due?
+//	   │
+//	   ├─ Input × k           all input that arrived, each marked with the tick it precedes
+//	   ├─ Update × n          fixed steps owed, back to back, n <= MaxTicksPerFrame; the rest dropped
+//	   ├─ VariableUpdate   ┐
+//	   ├─ Render           │  if a frame is due and the window has a size
+//	   ├─ (swap buffers)   │
+//	   ├─ AfterRender      ┘
+//	   └─ Idle                then wait (pace) until the next tick or frame is due
 //
 // The methods that control a running loop (Pause, Resume, SetTimeScale, SetTickRate, SetMaxFPS)
 // and Stats are safe to call from any goroutine; changes take effect before the next update.
@@ -43,16 +43,16 @@ type Loop struct {
 	frames frameGrid
 
 	// The state machine.
-	state        loopState
-	now          time.Duration // the time this pass began
-	deadline     time.Duration // what the coming wait waits for
-	input        []Input       // input polled this pass
-	inputNext    int           // the next of input to deliver
-	ticksSince   bool          // ticks ran since the last frame
-	lazyOwed     bool          // lazy mode: input came, a tick and a frame are owed
-	lastFrameAt  time.Duration
-	frame        uint64
-	drawnAny     bool
+	state       loopState
+	now         time.Duration // the time this pass began
+	deadline    time.Duration // what the coming wait waits for
+	input       []Input       // input polled this pass
+	inputNext   int           // the next of input to deliver
+	ticksSince  bool          // ticks ran since the last frame
+	lazyOwed    bool          // lazy mode: input came, a tick and a frame are owed
+	lastFrameAt time.Duration
+	frame       uint64
+	drawnAny    bool
 
 	// The events, reused: an event is valid until the next one.
 	evInput  Input
