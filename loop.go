@@ -72,8 +72,7 @@ type Loop struct {
 	ctlPending atomic.Bool
 	ctl        control
 
-	statsMu sync.Mutex
-	stats   statsState
+	stats statsState
 }
 
 // control is what the control methods ask for, applied by the loop's goroutine.
@@ -123,10 +122,7 @@ func New(cfg Config) (*Loop, error) {
 		l.clock = NewSystemClock()
 	}
 	_, l.simulated = l.clock.(*ManualClock)
-	if l.win == nil {
-		l.win = NewHeadlessWindow(0, 0)
-		l.headless = true
-	}
+	l.headless = l.win == nil
 	l.frames.fps = int64(cfg.MaxFPS)
 	l.ctl = control{scale: cfg.TimeScale, tickRate: cfg.TickRate, maxFPS: cfg.MaxFPS}
 	l.stats.init(cfg.FrameTimeSamples)
@@ -139,7 +135,7 @@ func (l *Loop) Config() Config { return l.cfg }
 // Clock returns the clock the loop runs on.
 func (l *Loop) Clock() Clock { return l.clock }
 
-// Window returns the loop's window (a HeadlessWindow if none was configured).
+// Window returns the loop's window, nil when headless.
 func (l *Loop) Window() Window { return l.win }
 
 // Events returns the loop's events, to range over:
@@ -188,7 +184,9 @@ func (l *Loop) wakeUp() {
 	case l.wake <- struct{}{}:
 	default:
 	}
-	l.win.Wake()
+	if l.win != nil {
+		l.win.Wake()
+	}
 }
 
 // next runs the state machine to the next event; nil means the sequence is over (l.err says
@@ -204,7 +202,7 @@ func (l *Loop) next(ctx context.Context) Event {
 				l.err = err
 				return nil
 			}
-			if l.win.ShouldClose() {
+			if l.win != nil && l.win.ShouldClose() {
 				l.ended = true
 				return nil
 			}
@@ -246,7 +244,9 @@ func (l *Loop) next(ctx context.Context) Event {
 
 		case stSwap:
 			l.state = stWait
-			if err := l.win.SwapBuffers(); err != nil {
+			if l.win == nil {
+				// Headless: nothing to show.
+			} else if err := l.win.SwapBuffers(); err != nil {
 				l.err = fmt.Errorf("gameloop: swapping buffers after frame %d: %w", l.frame, err)
 				return nil
 			}
@@ -268,7 +268,7 @@ func (l *Loop) next(ctx context.Context) Event {
 			if l.clock.Now() >= l.deadline {
 				continue
 			}
-			if l.cfg.Lazy && !l.lazyOwed {
+			if l.cfg.Lazy && !l.lazyOwed && l.win != nil {
 				// Nothing is owed until input comes: wait on the window, which input wakes.
 				l.win.WaitInput(time.Hour)
 				continue
@@ -287,8 +287,10 @@ func (l *Loop) beginPass() {
 	l.now = now
 	l.frames.start(now)
 
-	l.input = l.win.PollInput(l.input[:0])
-	l.inputNext = 0
+	l.input, l.inputNext = l.input[:0], 0
+	if l.win != nil {
+		l.input = l.win.PollInput(l.input)
+	}
 	if l.cfg.Lazy {
 		if len(l.input) > 0 {
 			l.lazyOwed = true
@@ -296,19 +298,10 @@ func (l *Loop) beginPass() {
 	} else {
 		st := l.sched.Advance(now)
 		if st.DroppedTicks > 0 {
-			l.statsMu.Lock()
-			l.stats.droppedTicks += st.DroppedTicks
-			l.stats.droppedTime += st.DroppedTime
-			l.stats.lastDrop, l.stats.anyDrop = now, true
-			l.statsMu.Unlock()
+			l.stats.drop(st.DroppedTicks, st.DroppedTime, now)
 		}
 	}
-	l.statsMu.Lock()
-	if !l.stats.started {
-		l.stats.started, l.stats.start, l.stats.winStart = true, now, now
-	}
-	l.stats.roll(now)
-	l.statsMu.Unlock()
+	l.stats.pass(now)
 }
 
 // nextTick returns the next Update owed in this pass, or nil.
@@ -318,8 +311,7 @@ func (l *Loop) nextTick() Event {
 		if !l.lazyOwed || l.ticksSince || l.sched.Paused() {
 			return nil
 		}
-		l.sched.ticks++
-		tick = l.sched.ticks
+		tick = l.sched.force()
 	} else {
 		var ok bool
 		if tick, ok = l.sched.Next(); !ok {
@@ -328,10 +320,7 @@ func (l *Loop) nextTick() Event {
 	}
 	l.ticksSince = true
 	l.evUpdate = Update{Tick: tick, DT: l.sched.Step(), Seconds: l.sched.StepSeconds()}
-	l.statsMu.Lock()
-	l.stats.ticks++
-	l.stats.winTicks++
-	l.statsMu.Unlock()
+	l.stats.tick()
 	return &l.evUpdate
 }
 
@@ -361,12 +350,12 @@ func (l *Loop) beginFrame() Event {
 	now := l.now
 	l.frames.taken(now)
 	l.ticksSince, l.lazyOwed = false, false
-	w, h := l.win.Size()
-	if !l.headless && (w <= 0 || h <= 0) {
-		l.statsMu.Lock()
-		l.stats.skipped++
-		l.statsMu.Unlock()
-		return nil
+	var w, h int
+	if l.win != nil {
+		if w, h = l.win.Size(); w <= 0 || h <= 0 {
+			l.stats.skip()
+			return nil
+		}
 	}
 	var dt time.Duration
 	if l.drawnAny {
@@ -374,17 +363,11 @@ func (l *Loop) beginFrame() Event {
 	}
 	l.frame++
 	ext := l.sched.Ext(now)
-	alpha := l.sched.Alpha(now)
+	alpha := l.sched.alphaOf(ext)
 	l.evVar = VariableUpdate{Frame: l.frame, DT: dt, Seconds: dt.Seconds(), Alpha: alpha, Ext: ext}
 	l.evRender = Render{Frame: l.frame, Tick: l.sched.Ticks(), Alpha: alpha, Ext: ext, Width: w, Height: h}
 
-	l.statsMu.Lock()
-	l.stats.frames++
-	l.stats.winFrames++
-	if l.drawnAny {
-		l.stats.frameTime(dt)
-	}
-	l.statsMu.Unlock()
+	l.stats.frame(dt, !l.drawnAny)
 	l.lastFrameAt, l.drawnAny = now, true
 	return &l.evVar
 }
@@ -494,9 +477,7 @@ func (l *Loop) SetMaxFPS(fps int) error {
 // Stats returns what the loop has done so far.
 func (l *Loop) Stats() Stats {
 	var st Stats
-	l.statsMu.Lock()
 	l.stats.snapshot(&st)
-	l.statsMu.Unlock()
 	l.ctlMu.Lock()
 	st.Paused, st.TimeScale, st.TickRate, st.MaxFPS = l.ctl.paused, l.ctl.scale, l.ctl.tickRate, l.ctl.maxFPS
 	l.ctlMu.Unlock()

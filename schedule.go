@@ -52,6 +52,9 @@ type Schedule struct {
 
 	ticks    uint64 // ticks run (taken with Next)
 	reserved int    // ticks granted by the last Advance and not yet taken
+	// dueLast and dueNext cache due(ticks) and due(ticks+1): they are needed every pass and
+	// every frame, and computing them takes integer divisions.
+	dueLast, dueNext time.Duration
 
 	droppedTicks uint64
 	droppedTime  time.Duration
@@ -82,12 +85,19 @@ func NewSchedule(cfg Config) (*Schedule, error) {
 }
 
 func newSchedule(cfg Config) *Schedule {
-	return &Schedule{
+	s := &Schedule{
 		rate:         int64(cfg.TickRate),
 		maxTicks:     cfg.MaxTicksPerFrame,
 		maxFrameTime: cfg.MaxFrameTime,
 		scale:        cfg.TimeScale,
 	}
+	s.regrid()
+	return s
+}
+
+// regrid refreshes the cached due times after the tick count or the grid changed.
+func (s *Schedule) regrid() {
+	s.dueLast, s.dueNext = s.due(s.ticks), s.due(s.ticks+1)
 }
 
 // start fixes the origin of game time at the first time the schedule is handed.
@@ -121,6 +131,9 @@ func (s *Schedule) due(n uint64) time.Duration {
 
 // owedAt returns how many ticks are due at game time g and have not run.
 func (s *Schedule) owedAt(g time.Duration) uint64 {
+	if g < s.dueNext {
+		return 0
+	}
 	last := s.epochTick + countIn(g-s.epochGame, s.rate)
 	if last <= s.ticks {
 		return 0
@@ -154,10 +167,15 @@ func (s *Schedule) Advance(now time.Duration) Step {
 		st.DroppedTicks, st.DroppedTime = owed-allowed, to-from
 		s.droppedTicks += st.DroppedTicks
 		s.droppedTime += st.DroppedTime
+		s.regrid()
 	}
 	s.reserved = int(allowed)
 	st.Ticks = s.reserved
-	st.Ext = g - s.due(s.ticks+allowed)
+	if allowed == 0 {
+		st.Ext = g - s.dueLast
+	} else {
+		st.Ext = g - s.due(s.ticks+allowed)
+	}
 	st.Alpha = s.alphaOf(st.Ext)
 	return st
 }
@@ -170,7 +188,16 @@ func (s *Schedule) Next() (tick uint64, ok bool) {
 	}
 	s.reserved--
 	s.ticks++
+	s.dueLast, s.dueNext = s.dueNext, s.due(s.ticks+1)
 	return s.ticks, true
+}
+
+// force runs a tick that is not due, for lazy mode: the grid starts again after it.
+func (s *Schedule) force() uint64 {
+	s.ticks++
+	s.epochGame, s.epochTick = s.dueLast, s.ticks
+	s.regrid()
+	return s.ticks
 }
 
 // Pending returns how many ticks granted by the last Advance have not been taken.
@@ -179,7 +206,7 @@ func (s *Schedule) Pending() int { return s.reserved }
 // Ext returns the game time elapsed since the last tick that ran (Piston's ext_dt): the
 // amount by which to extrapolate motion when drawing at now.
 func (s *Schedule) Ext(now time.Duration) time.Duration {
-	return s.gameTime(now) - s.due(s.ticks)
+	return s.gameTime(now) - s.dueLast
 }
 
 // Alpha returns the fraction of the next tick's step already elapsed at now, in [0, 1): the
@@ -206,7 +233,11 @@ func (s *Schedule) NextTickAt() time.Duration {
 	if s.paused || s.scale == 0 {
 		return never
 	}
-	d := s.due(s.ticks+uint64(s.reserved)+1) - s.gameBase
+	next := s.dueNext
+	if s.reserved > 0 {
+		next = s.due(s.ticks + uint64(s.reserved) + 1)
+	}
+	d := next - s.gameBase
 	return addSat(s.realBase, unscaleDuration(d, s.scale))
 }
 
@@ -274,8 +305,9 @@ func (s *Schedule) SetTickRate(rate int) error {
 	if rate <= 0 || rate > MaxRate {
 		return &ConfigError{"TickRate", rate, fmt.Sprintf("must be between 1 and %d", MaxRate)}
 	}
-	s.epochGame, s.epochTick = s.due(s.ticks), s.ticks
+	s.epochGame, s.epochTick = s.dueLast, s.ticks
 	s.rate = int64(rate)
 	s.reserved = 0
+	s.regrid()
 	return nil
 }

@@ -2,6 +2,8 @@ package gameloop
 
 import (
 	"slices"
+	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -35,21 +37,22 @@ type Stats struct {
 // rateWindow is the length of the window FPS and TPS are measured over.
 const rateWindow = time.Second
 
-// statsState is what the loop records for Stats. It is guarded by Loop.statsMu.
+// statsState is what the loop records for Stats. The loop's goroutine is its only writer: the
+// counters it bumps every tick and frame are atomics, and the rest is guarded by mu, taken at
+// most once a frame, so that Stats can be called from any goroutine at little cost to the loop.
 type statsState struct {
-	ticks, frames, skipped uint64
-	droppedTicks           uint64
-	droppedTime            time.Duration
-	lastDrop               time.Duration
-	anyDrop                bool
-	started                bool
-	start, now             time.Duration
+	ticks, frames atomic.Uint64
+	now           atomic.Int64
 
-	winStart             time.Duration
-	winFrames, winTicks  uint64
-	fps, tps             float64
-	frameTimes, scratch  []time.Duration // a ring of recent frame intervals, and room to sort it
-	frameTimeN, frameTop int
+	mu                    sync.Mutex
+	skipped, droppedTicks uint64
+	droppedTime, lastDrop time.Duration
+	anyDrop, started      bool
+	start, winStart       time.Duration
+	winTicks0, winFrames0 uint64 // the counters when the rate window began
+	fps, tps              float64
+	frameTimes, scratch   []time.Duration // a ring of recent frame intervals, and room to sort it
+	frameTimeN, frameTop  int
 }
 
 func (s *statsState) init(samples int) {
@@ -57,30 +60,65 @@ func (s *statsState) init(samples int) {
 	s.scratch = make([]time.Duration, samples)
 }
 
-// roll closes the rate window when it has run its length.
-func (s *statsState) roll(now time.Duration) {
-	s.now = now
+// pass records the time of a pass, and closes the rate window when it has run its length.
+// Only the loop's goroutine writes started and winStart, so it may read them unlocked.
+func (s *statsState) pass(now time.Duration) {
+	s.now.Store(int64(now))
+	if !s.started {
+		s.mu.Lock()
+		s.started, s.start, s.winStart = true, now, now
+		s.mu.Unlock()
+	}
 	if d := now - s.winStart; d >= rateWindow {
-		s.fps = float64(s.winFrames) * float64(time.Second) / float64(d)
-		s.tps = float64(s.winTicks) * float64(time.Second) / float64(d)
-		s.winStart, s.winFrames, s.winTicks = now, 0, 0
+		ticks, frames := s.ticks.Load(), s.frames.Load()
+		s.mu.Lock()
+		s.fps = float64(frames-s.winFrames0) * float64(time.Second) / float64(d)
+		s.tps = float64(ticks-s.winTicks0) * float64(time.Second) / float64(d)
+		s.winStart, s.winFrames0, s.winTicks0 = now, frames, ticks
+		s.mu.Unlock()
 	}
 }
 
-func (s *statsState) frameTime(d time.Duration) {
-	s.frameTimes[s.frameTop] = d
+func (s *statsState) tick() { s.ticks.Add(1) }
+
+// frame records a drawn frame, and the time since the previous one unless it is the first.
+func (s *statsState) frame(interval time.Duration, first bool) {
+	s.frames.Add(1)
+	if first {
+		return
+	}
+	s.mu.Lock()
+	s.frameTimes[s.frameTop] = interval
 	s.frameTop = (s.frameTop + 1) % len(s.frameTimes)
 	s.frameTimeN = min(s.frameTimeN+1, len(s.frameTimes))
+	s.mu.Unlock()
+}
+
+func (s *statsState) skip() {
+	s.mu.Lock()
+	s.skipped++
+	s.mu.Unlock()
+}
+
+func (s *statsState) drop(ticks uint64, gameTime, now time.Duration) {
+	s.mu.Lock()
+	s.droppedTicks += ticks
+	s.droppedTime += gameTime
+	s.lastDrop, s.anyDrop = now, true
+	s.mu.Unlock()
 }
 
 // snapshot fills in the counters and percentiles of st; it sorts into scratch, so it allocates
 // nothing.
 func (s *statsState) snapshot(st *Stats) {
-	st.Ticks, st.Frames, st.SkippedFrames = s.ticks, s.frames, s.skipped
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := time.Duration(s.now.Load())
+	st.Ticks, st.Frames, st.SkippedFrames = s.ticks.Load(), s.frames.Load(), s.skipped
 	st.DroppedTicks, st.DroppedTime = s.droppedTicks, s.droppedTime
-	st.RunningSlowly = s.anyDrop && s.now-s.lastDrop < rateWindow
+	st.RunningSlowly = s.anyDrop && now-s.lastDrop < rateWindow
 	st.FPS, st.TPS = s.fps, s.tps
-	st.RealTime = s.now - s.start
+	st.RealTime = now - s.start
 	if n := s.frameTimeN; n > 0 {
 		sorted := s.scratch[:n]
 		copy(sorted, s.frameTimes[:n])
