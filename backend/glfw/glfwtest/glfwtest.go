@@ -1,0 +1,278 @@
+// Package glfwtest runs tests of GLFW windows as real windows on an X server: it serves the
+// main OS thread to tests from TestMain, starts a virtual X server (Xvfb) when there is no
+// display, drives windows with xdotool, and closes them the way a window manager does.
+//
+// A test package uses it from TestMain:
+//
+//	func TestMain(m *testing.M) { glfwtest.Main(m) }
+//
+//	func TestWindow(t *testing.T) {
+//		glfwtest.RequireDisplay(t)
+//		done := make(chan error, 1)
+//		go func() { done <- glfwtest.Do(func() error { ...open a window, run a loop... }) }()
+//		id := glfwtest.FindWindow(t, "title")
+//		glfwtest.Xdotool(t, "keydown", "--window", id, "Up")
+//		...
+//	}
+//
+// When no X server can be reached, RequireDisplay skips the test, unless the environment has
+// GAMELOOP_REQUIRE_ALL=1 (as the project's test script and CI do): then it fails.
+package glfwtest
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The main-thread plumbing. GLFW must run on the process's main thread, which only TestMain
+// runs on; Main serves calls on it and Do hands them over. These variables are set once by Main,
+// before any test runs, and only read afterwards.
+var (
+	mainCalls   chan func()
+	mainStarted bool
+	xvfbError   error // why Main could not start a virtual X server, if it tried
+)
+
+// Main runs the tests of m with the main OS thread serving Do, and exits with their status.
+// When DISPLAY is not set and Xvfb is installed, it starts a virtual X server for the tests
+// and sets DISPLAY. Call it from TestMain, which runs on the main thread.
+func Main(m *testing.M) {
+	runtime.LockOSThread()
+	mainCalls = make(chan func())
+	mainStarted = true
+
+	var xvfb *exec.Cmd
+	if os.Getenv("DISPLAY") == "" {
+		var err error
+		if xvfb, err = startXvfb(); err != nil {
+			xvfbError = err
+		}
+	}
+
+	if os.Getenv("DISPLAY") != "" {
+		holdDisplay()
+	}
+
+	done := make(chan int)
+	go func() { done <- m.Run() }()
+	var code int
+serve:
+	for {
+		select {
+		case f := <-mainCalls:
+			f()
+		case code = <-done:
+			break serve
+		}
+	}
+	if xvfb != nil {
+		_ = xvfb.Process.Kill()
+		_ = xvfb.Wait()
+	}
+	os.Exit(code)
+}
+
+// Do runs f on the main thread and returns its error; a panic in f is returned as an error.
+// Do must not be called from the main thread itself, and f must not call t.Fatal or t.Skip
+// (they would end the main goroutine): return an error instead.
+func Do(f func() error) (err error) {
+	if !mainStarted {
+		return errors.New("glfwtest: Do needs glfwtest.Main to be called from TestMain")
+	}
+	done := make(chan struct{})
+	mainCalls <- func() {
+		defer close(done)
+		defer func() {
+			if v := recover(); v != nil {
+				buf := make([]byte, 16<<10)
+				err = fmt.Errorf("glfwtest: panic on the main thread: %v\n%s", v, buf[:runtime.Stack(buf, false)])
+			}
+		}()
+		err = f()
+	}
+	<-done
+	return err
+}
+
+// startXvfb starts a virtual X server on a free display and sets DISPLAY to it.
+func startXvfb() (*exec.Cmd, error) {
+	path, err := exec.LookPath("Xvfb")
+	if err != nil {
+		return nil, fmt.Errorf("DISPLAY is not set and Xvfb is not installed: %w", err)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("starting Xvfb: %w", err)
+	}
+	defer r.Close()
+	// -displayfd 3: Xvfb picks a free display and writes its number to the pipe once ready.
+	cmd := exec.Command(path, "-displayfd", "3", "-screen", "0", "1280x1024x24", "-nolisten", "tcp", "-noreset")
+	cmd.ExtraFiles = []*os.File{w}
+	if err := cmd.Start(); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("starting Xvfb: %w", err)
+	}
+	w.Close()
+	line := make(chan string, 1)
+	go func() {
+		s, _ := bufio.NewReader(r).ReadString('\n')
+		line <- strings.TrimSpace(s)
+	}()
+	select {
+	case n := <-line:
+		if n == "" {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			return nil, errors.New("starting Xvfb: it exited without a display number")
+		}
+		os.Setenv("DISPLAY", ":"+n)
+		return cmd, nil
+	case <-time.After(10 * time.Second):
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		return nil, errors.New("starting Xvfb: no display number within 10s")
+	}
+}
+
+// RequireDisplay skips t when no X server can be reached, or fails it when the environment has
+// GAMELOOP_REQUIRE_ALL=1. It also makes sure Main serves the main thread.
+func RequireDisplay(t testing.TB) {
+	t.Helper()
+	if !mainStarted {
+		t.Fatal("glfwtest: call glfwtest.Main from TestMain")
+	}
+	var why string
+	switch {
+	case os.Getenv("DISPLAY") == "" && xvfbError != nil:
+		why = xvfbError.Error()
+	case os.Getenv("DISPLAY") == "":
+		why = "DISPLAY is not set"
+	case !displayReachable():
+		why = fmt.Sprintf("cannot connect to the X server at DISPLAY=%q", os.Getenv("DISPLAY"))
+	default:
+		return
+	}
+	if os.Getenv("GAMELOOP_REQUIRE_ALL") == "1" {
+		t.Fatalf("no X server (%s), and GAMELOOP_REQUIRE_ALL=1 requires the window tests to run", why)
+	}
+	t.Skipf("no X server: %s (run under xvfb-run, or install Xvfb)", why)
+}
+
+// RequireTool skips or fails t, as RequireDisplay does, when a command is not installed.
+func RequireTool(t testing.TB, name string) {
+	t.Helper()
+	if _, err := exec.LookPath(name); err != nil {
+		if os.Getenv("GAMELOOP_REQUIRE_ALL") == "1" {
+			t.Fatalf("%s is not installed, and GAMELOOP_REQUIRE_ALL=1 requires the window tests to run", name)
+		}
+		t.Skipf("%s is not installed", name)
+	}
+}
+
+// Xdotool runs xdotool with args and returns its output, failing t if it fails.
+func Xdotool(t testing.TB, args ...string) string {
+	t.Helper()
+	out, err := exec.Command("xdotool", args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("xdotool %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// FindWindow waits for a mapped window whose title is exactly title and returns its X id.
+func FindWindow(t testing.TB, title string) string {
+	t.Helper()
+	var id string
+	Eventually(t, 20*time.Second, "a window titled "+title, func() bool {
+		out, err := exec.Command("xdotool", "search", "--onlyvisible", "--name", "^"+title+"$").Output()
+		if ids := strings.Fields(string(out)); err == nil && len(ids) > 0 {
+			id = ids[0]
+			return true
+		}
+		return false
+	})
+	return id
+}
+
+// HoldKey presses key in the window with the X id given, holds it until cond is true (polled up
+// to timeout), and releases it. Holding until the game has seen the effect, rather than for a
+// fixed time, keeps a slow machine from missing a press shorter than a tick.
+func HoldKey(t testing.TB, id, key string, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	Xdotool(t, "windowfocus", "--sync", id)
+	Xdotool(t, "keydown", key)
+	defer func() {
+		// Not Xdotool: a t.Fatal from here could come on top of one from Eventually.
+		if out, err := exec.Command("xdotool", "keyup", key).CombinedOutput(); err != nil {
+			t.Errorf("xdotool keyup %s: %v\n%s", key, err, out)
+		}
+	}()
+	Eventually(t, timeout, what+" while "+key+" is held", cond)
+}
+
+// Eventually polls cond every 10 ms until it is true, and fails t with what was awaited if
+// timeout passes first.
+func Eventually(t testing.TB, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", timeout, what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// RequestClose asks the window with the X id given to close, as a window manager does when the
+// user clicks its close button: by a WM_DELETE_WINDOW client message. (xdotool windowclose
+// destroys the window instead, under the program's feet.)
+func RequestClose(t testing.TB, id string) {
+	t.Helper()
+	var win uint64
+	if _, err := fmt.Sscan(id, &win); err != nil {
+		t.Fatalf("RequestClose: bad window id %q: %v", id, err)
+	}
+	if err := sendDeleteWindow(win); err != nil {
+		t.Fatalf("RequestClose: %v", err)
+	}
+}
+
+// Probe lets a test look at a running game from the main thread: the game calls Serve once a
+// frame (after drawing, before the swap, so the frame can be read back), and the test's
+// goroutine calls Run to have a function run there.
+type Probe struct{ calls chan func() }
+
+// NewProbe returns a probe.
+func NewProbe() *Probe { return &Probe{calls: make(chan func())} }
+
+// Serve runs the functions queued by Run. Call it on the main thread, from the game.
+func (p *Probe) Serve() {
+	for {
+		select {
+		case f := <-p.calls:
+			f()
+		default:
+			return
+		}
+	}
+}
+
+// Run has f run by the next Serve and waits for it, failing t if no Serve comes within
+// timeout.
+func (p *Probe) Run(t testing.TB, timeout time.Duration, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	select {
+	case p.calls <- func() { defer close(done); f() }:
+	case <-time.After(timeout):
+		t.Fatalf("probe: the game served no probe within %v", timeout)
+	}
+	<-done
+}
