@@ -9,27 +9,40 @@ import "time"
 type frameGrid struct {
 	fps     int64 // 0: no cap
 	epoch   time.Duration
-	next    uint64 // index of the next slot
+	next    uint64        // index of the next slot
+	due     time.Duration // when slot next is due, cached: it is asked for every pass
 	started bool
 }
 
 // dueAt returns when the next frame is due.
-func (f *frameGrid) dueAt() time.Duration {
-	return f.epoch + offsetOf(f.next, f.fps)
+func (f *frameGrid) dueAt() time.Duration { return f.due }
+
+func (f *frameGrid) setNext(next uint64) {
+	f.next = next
+	if f.fps > 0 {
+		f.due = f.epoch + offsetOf(next, f.fps)
+	}
 }
 
 // start puts slot 0 at now if the grid has not started.
 func (f *frameGrid) start(now time.Duration) {
 	if !f.started {
-		f.started, f.epoch, f.next = true, now, 0
+		f.started, f.epoch = true, now
+		f.setNext(0)
 	}
 }
 
 // taken records a frame drawn (or skipped) at now and returns how many slots were missed.
 func (f *frameGrid) taken(now time.Duration) (missed uint64) {
-	after := countIn(now-f.epoch, f.fps) + 1 // the first slot strictly after now
+	if f.fps == 0 {
+		return 0
+	}
+	after := f.next + 1
+	if now >= f.epoch+offsetOf(after, f.fps) {
+		after = countIn(now-f.epoch, f.fps) + 1 // the first slot strictly after now
+	}
 	missed = after - f.next - 1
-	f.next = after
+	f.setNext(after)
 	return missed
 }
 
@@ -37,7 +50,8 @@ func (f *frameGrid) taken(now time.Duration) (missed uint64) {
 func (f *frameGrid) setRate(fps int, lastFrame time.Duration, drawn bool) {
 	f.fps = int64(fps)
 	if drawn {
-		f.epoch, f.next = lastFrame, 1
+		f.epoch = lastFrame
+		f.setNext(1)
 	} else {
 		f.started = false
 	}

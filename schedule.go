@@ -35,7 +35,8 @@ import (
 // A Schedule is not safe for concurrent use. Its times are durations since any fixed origin,
 // such as Clock.Now gives; they must not go backwards.
 type Schedule struct {
-	rate         int64 // ticks per second
+	rate         int64   // ticks per second
+	ratePerNs    float64 // rate / 1s, to turn game time into ticks with one multiplication
 	maxTicks     int
 	maxFrameTime time.Duration
 	scale        float64
@@ -91,6 +92,7 @@ func newSchedule(cfg Config) *Schedule {
 		maxFrameTime: cfg.MaxFrameTime,
 		scale:        cfg.TimeScale,
 	}
+	s.ratePerNs = float64(s.rate) / float64(time.Second)
 	s.regrid()
 	return s
 }
@@ -171,9 +173,12 @@ func (s *Schedule) Advance(now time.Duration) Step {
 	}
 	s.reserved = int(allowed)
 	st.Ticks = s.reserved
-	if allowed == 0 {
+	switch allowed {
+	case 0:
 		st.Ext = g - s.dueLast
-	} else {
+	case 1:
+		st.Ext = g - s.dueNext
+	default:
 		st.Ext = g - s.due(s.ticks+allowed)
 	}
 	st.Alpha = s.alphaOf(st.Ext)
@@ -216,7 +221,7 @@ func (s *Schedule) Alpha(now time.Duration) float64 {
 }
 
 func (s *Schedule) alphaOf(ext time.Duration) float64 {
-	a := float64(ext) * float64(s.rate) / float64(time.Second)
+	a := float64(ext) * s.ratePerNs
 	switch {
 	case a < 0:
 		return 0
@@ -307,6 +312,7 @@ func (s *Schedule) SetTickRate(rate int) error {
 	}
 	s.epochGame, s.epochTick = s.dueLast, s.ticks
 	s.rate = int64(rate)
+	s.ratePerNs = float64(s.rate) / float64(time.Second)
 	s.reserved = 0
 	s.regrid()
 	return nil

@@ -89,7 +89,9 @@ func (s *statsState) frame(interval time.Duration, first bool) {
 	}
 	s.mu.Lock()
 	s.frameTimes[s.frameTop] = interval
-	s.frameTop = (s.frameTop + 1) % len(s.frameTimes)
+	if s.frameTop++; s.frameTop == len(s.frameTimes) {
+		s.frameTop = 0
+	}
 	s.frameTimeN = min(s.frameTimeN+1, len(s.frameTimes))
 	s.mu.Unlock()
 }
