@@ -86,34 +86,27 @@ func TestWindowAsRealWindow(t *testing.T) {
 	glfwtest.RequireTool(t, "xdotool")
 	const title = "gameloop-glfw-test"
 	g := &probeGame{probe: glfwtest.NewProbe()}
-	done := make(chan error, 1)
-	go func() {
-		done <- glfwtest.Do(func() error {
-			win, err := glfw.Open(glfw.Options{Title: title, Width: 320, Height: 240, Resizable: true})
-			if err != nil {
-				return err
-			}
-			defer win.Close()
-			renderer, err := glfw.NewRenderer(win)
-			if err != nil {
-				return err
-			}
-			defer renderer.Close()
-			loop, err := gameloop.New(gameloop.Config{Window: win, TickRate: 60, MaxFPS: 60})
-			if err != nil {
-				return err
-			}
-			g.win, g.renderer = win, renderer
-			return loop.Run(context.Background(), g)
-		})
-	}()
-	var id string
-	select {
-	case err := <-done:
-		t.Fatalf("the game ended before its window was found: %v", err)
-	case <-time.After(0):
-		id = glfwtest.FindWindow(t, title)
-	}
+	game := glfwtest.Start(t, func() error {
+		win, err := glfw.Open(glfw.Options{Title: title, Width: 320, Height: 240, Resizable: true})
+		if err != nil {
+			return err
+		}
+		defer win.Close()
+		renderer, err := glfw.NewRenderer(win)
+		if err != nil {
+			return err
+		}
+		defer renderer.Close()
+		loop, err := gameloop.New(gameloop.Config{Window: win, TickRate: 60, MaxFPS: 60})
+		if err != nil {
+			return err
+		}
+		g.win, g.renderer = win, renderer
+		return loop.Run(context.Background(), g)
+	}, func() {
+		g.probe.Run(t, 10*time.Second, func() { g.win.SetShouldClose(true) })
+	})
+	id := glfwtest.FindWindow(t, title)
 
 	// on runs f on the main thread, between the drawing of a frame and its swap.
 	on := func(f func()) { g.probe.Run(t, 10*time.Second, f) }
@@ -160,7 +153,10 @@ func TestWindowAsRealWindow(t *testing.T) {
 	})
 
 	t.Run("mouse", func(t *testing.T) {
-		glfwtest.Xdotool(t, "mousemove", "--window", id, "--sync", "30", "40")
+		// Moved twice, so that the pointer moves even if an earlier run left it at 30,40 (and
+		// without --sync, which waits in vain for a move to where the pointer already is).
+		glfwtest.Xdotool(t, "mousemove", "--window", id, "5", "5")
+		glfwtest.Xdotool(t, "mousemove", "--window", id, "30", "40")
 		until("CursorMove to 30,40", func() bool { return g.seen(gameloop.Input{Kind: gameloop.CursorMove, X: 30, Y: 40}) })
 		glfwtest.Xdotool(t, "click", "1")
 		until("MousePress and MouseRelease of the left button at 30,40", func() bool {
@@ -189,13 +185,8 @@ func TestWindowAsRealWindow(t *testing.T) {
 
 	t.Run("close", func(t *testing.T) {
 		glfwtest.RequestClose(t, id)
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Fatalf("Run after WM_DELETE_WINDOW: %v, want nil", err)
-			}
-		case <-time.After(10 * time.Second):
-			t.Fatal("Run did not return within 10s of WM_DELETE_WINDOW")
+		if err := game.Wait(t, 10*time.Second); err != nil {
+			t.Fatalf("Run after WM_DELETE_WINDOW: %v, want nil", err)
 		}
 		if !g.seen(gameloop.Input{Kind: gameloop.Close}) {
 			t.Error("no Close input before the loop ended")

@@ -276,3 +276,51 @@ func (p *Probe) Run(t testing.TB, timeout time.Duration, f func()) {
 	}
 	<-done
 }
+
+// Running is a function running on the main thread, started by Start.
+type Running struct {
+	done chan struct{}
+	err  error
+}
+
+// Start runs f on the main thread (see Do) while the test goes on, typically a game's loop.
+// If f is still running when t ends (the test failed half-way), stop is called, from the
+// test's goroutine, to end it (by probing the game to close its window, say), and the cleanup
+// waits for f to return: the main thread must be free again for the next test.
+func Start(t testing.TB, f func() error, stop func()) *Running {
+	r := &Running{done: make(chan struct{})}
+	go func() {
+		r.err = Do(f)
+		close(r.done)
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-r.done:
+			return
+		default:
+		}
+		stop()
+		select {
+		case <-r.done:
+		case <-time.After(30 * time.Second):
+			t.Errorf("the function on the main thread did not end within 30s of being stopped")
+		}
+	})
+	return r
+}
+
+// Done is closed when the function has returned.
+func (r *Running) Done() <-chan struct{} { return r.done }
+
+// Wait waits up to timeout for the function to return and returns its error; it fails t if
+// the function does not return in time.
+func (r *Running) Wait(t testing.TB, timeout time.Duration) error {
+	t.Helper()
+	select {
+	case <-r.done:
+		return r.err
+	case <-time.After(timeout):
+		t.Fatalf("the function on the main thread did not return within %v", timeout)
+		return nil
+	}
+}
