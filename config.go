@@ -52,7 +52,8 @@ type Config struct {
 	MaxTicksPerFrame int
 
 	// MaxFrameTime is the most real time one pass of the loop may account for. Beyond it (a
-	// laptop that slept, a debugger breakpoint) time is dropped. 0 means DefaultMaxFrameTime.
+	// laptop that slept, a debugger breakpoint) time is dropped. It is never taken as less than
+	// one tick's step, so that a low tick rate still ticks. 0 means DefaultMaxFrameTime.
 	MaxFrameTime time.Duration
 
 	// TimeScale is how fast game time runs against real time: 0.5 gives half as many ticks per

@@ -607,3 +607,44 @@ func TestSetMaxFPS(t *testing.T) {
 		t.Error("SetMaxFPS(-1) succeeded")
 	}
 }
+
+func TestControlFromAnotherGoroutine(t *testing.T) {
+	// The control methods and Stats are safe to call while the loop runs (checked by -race).
+	l, _ := newLoop(t, Config{TickRate: 60, MaxFPS: 120, Bench: true})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; ctx.Err() == nil; i++ {
+			switch i % 5 {
+			case 0:
+				l.Pause()
+			case 1:
+				l.Resume()
+			case 2:
+				_ = l.SetTimeScale(float64(i%3) + 0.5)
+			case 3:
+				_ = l.SetTickRate(30 + i%90)
+			case 4:
+				_ = l.Stats()
+			}
+			runtime.Gosched()
+		}
+	}()
+	var last uint64
+	for ev := range l.Events(ctx) {
+		if u, ok := ev.(*Update); ok {
+			if u.Tick != last+1 {
+				t.Fatalf("tick %d after %d", u.Tick, last)
+			}
+			if last = u.Tick; last == 20_000 {
+				cancel()
+			}
+		}
+	}
+	<-done
+	if last != 20_000 {
+		t.Errorf("stopped at tick %d", last)
+	}
+}

@@ -37,6 +37,7 @@ import (
 type Schedule struct {
 	rate         int64   // ticks per second
 	ratePerNs    float64 // rate / 1s, to turn game time into ticks with one multiplication
+	stepCeil     time.Duration // one step, rounded up: the least game time a pass accounts for
 	maxTicks     int
 	maxFrameTime time.Duration
 	scale        float64
@@ -92,9 +93,15 @@ func newSchedule(cfg Config) *Schedule {
 		maxFrameTime: cfg.MaxFrameTime,
 		scale:        cfg.TimeScale,
 	}
-	s.ratePerNs = float64(s.rate) / float64(time.Second)
+	s.setRate(int64(cfg.TickRate))
 	s.regrid()
 	return s
+}
+
+func (s *Schedule) setRate(rate int64) {
+	s.rate = rate
+	s.ratePerNs = float64(rate) / float64(time.Second)
+	s.stepCeil = offsetOf(1, rate)
 }
 
 // regrid refreshes the cached due times after the tick count or the grid changed.
@@ -151,10 +158,11 @@ func (s *Schedule) Advance(now time.Duration) Step {
 	s.reserved = 0
 	owed := s.owedAt(g)
 
-	// Owed ticks beyond what MaxFrameTime (in game time at the current scale) and
-	// MaxTicksPerFrame allow are dropped.
+	// Owed ticks beyond what MaxFrameTime (in game time at the current scale, and never less
+	// than one step, or a low tick rate would drop every tick) and MaxTicksPerFrame allow are
+	// dropped.
 	allowed := owed
-	if limit := s.lastGame + scaleDuration(s.maxFrameTime, s.scale); g > limit {
+	if limit := s.lastGame + max(scaleDuration(s.maxFrameTime, s.scale), s.stepCeil); g > limit {
 		allowed = s.owedAt(limit)
 	}
 	allowed = min(allowed, uint64(s.maxTicks))
@@ -311,8 +319,7 @@ func (s *Schedule) SetTickRate(rate int) error {
 		return &ConfigError{"TickRate", rate, fmt.Sprintf("must be between 1 and %d", MaxRate)}
 	}
 	s.epochGame, s.epochTick = s.dueLast, s.ticks
-	s.rate = int64(rate)
-	s.ratePerNs = float64(s.rate) / float64(time.Second)
+	s.setRate(int64(rate))
 	s.reserved = 0
 	s.regrid()
 	return nil

@@ -253,3 +253,17 @@ func TestScheduleUntakenTicksAreNotDoubled(t *testing.T) {
 		t.Errorf("Advance again at the same time granted %d, want the 2 not taken", st.Ticks)
 	}
 }
+
+func TestScheduleLowTickRateWithShortMaxFrameTime(t *testing.T) {
+	// 1 Hz with the default MaxFrameTime of 250ms: a pass a second must still run its tick.
+	s := mustSchedule(t, Config{TickRate: 1})
+	s.Advance(0)
+	for i := 1; i <= 5; i++ {
+		if got := runAll(s, time.Duration(i)*time.Second); got != 1 {
+			t.Fatalf("second %d: %d ticks, want 1", i, got)
+		}
+	}
+	if d, _ := s.Dropped(); d != 0 {
+		t.Errorf("%d ticks dropped", d)
+	}
+}
