@@ -35,8 +35,8 @@ import (
 // A Schedule is not safe for concurrent use. Its times are durations since any fixed origin,
 // such as Clock.Now gives; they must not go backwards.
 type Schedule struct {
-	rate         int64   // ticks per second
-	ratePerNs    float64 // rate / 1s, to turn game time into ticks with one multiplication
+	rate         int64         // ticks per second
+	ratePerNs    float64       // rate / 1s, to turn game time into ticks with one multiplication
 	stepCeil     time.Duration // one step, rounded up: the least game time a pass accounts for
 	maxTicks     int
 	maxFrameTime time.Duration
