@@ -1,0 +1,177 @@
+// Command bounce is the gameloop demo: balls bouncing in the terminal, with a simulation that
+// ticks slowly on purpose (10 times a second) while frames are drawn up to 60 times a second,
+// so that the ways of drawing between two ticks can be told apart by eye:
+//
+//	go run ./cmd/bounce
+//
+// Keys: i cycles interpolate (draw between the last two ticks, by Render.Alpha), extrapolate
+// (draw ahead of the last tick along the velocity, by Render.Ext) and neither (draw the last
+// tick: motion steps); p pauses and resumes; + and - double and halve the time scale; [ and ]
+// lower and raise the tick rate; space adds a ball, backspace removes one, g toggles gravity,
+// the arrows push the balls; q, Escape or Ctrl-C quits.
+//
+// With -headless -seconds N it runs for N seconds without a terminal and prints the loop's
+// final statistics and the simulation's checksum.
+//
+// The exit status is 0 when the user quits, 1 on an error, 2 on a panic in the game, and
+// 128 plus the signal's number when a signal (SIGTERM, SIGHUP, SIGINT) ends it; in every case
+// the terminal is restored first.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/gameloop-go/gameloop"
+)
+
+// options are the command's flags.
+type options struct {
+	tickRate int
+	maxFPS   int
+	balls    int
+	seed     uint64
+	glyphs   string // "braille" or "half"
+	headless bool
+	seconds  float64
+	// panicAtTick makes the game panic in that tick's update, to check that the terminal is
+	// restored after a panic; 0 never.
+	panicAtTick uint64
+	// Room for -record FILE and -replay FILE: a recording is the seed, the size and the input
+	// with its ticks, which game.Input and game.Update see; see run.
+}
+
+func parseFlags(args []string, stderr io.Writer) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("bounce", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.IntVar(&o.tickRate, "tps", 10, "ticks (simulation steps) per second")
+	fs.IntVar(&o.maxFPS, "fps", 60, "most frames drawn per second")
+	fs.IntVar(&o.balls, "balls", 5, "balls to start with")
+	fs.Uint64Var(&o.seed, "seed", 1, "seed of the simulation's random numbers")
+	fs.StringVar(&o.glyphs, "glyphs", "braille", "how sub-cell positions are drawn: braille (2x4 dots a cell) or half (half blocks, 1x2)")
+	fs.BoolVar(&o.headless, "headless", false, "run without a terminal and print the final statistics")
+	fs.Float64Var(&o.seconds, "seconds", 5, "with -headless, how long to run")
+	fs.Uint64Var(&o.panicAtTick, "panic-at-tick", 0, "for testing: panic in the update of this tick")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if o.glyphs != "braille" && o.glyphs != "half" {
+		return o, fmt.Errorf("-glyphs %q: want braille or half", o.glyphs)
+	}
+	if o.balls < 0 {
+		return o, fmt.Errorf("-balls %d: must not be negative", o.balls)
+	}
+	if o.seconds <= 0 || o.seconds > 1e6 {
+		return o, fmt.Errorf("-seconds %g: must be positive", o.seconds)
+	}
+	return o, nil
+}
+
+// signalError is the cause of the context's cancellation when a signal arrives.
+type signalError struct{ sig syscall.Signal }
+
+func (e signalError) Error() string { return "terminated by " + e.sig.String() }
+
+func main() { os.Exit(realMain(os.Args[1:], os.Stdout, os.Stderr)) }
+
+func realMain(args []string, stdout, stderr io.Writer) int {
+	opts, err := parseFlags(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "bounce:", err)
+		return 2
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT)
+	defer signal.Stop(sigs)
+	go func() {
+		select {
+		case sig := <-sigs:
+			cancel(signalError{sig.(syscall.Signal)})
+		case <-ctx.Done():
+		}
+	}()
+
+	err = run(ctx, opts, stdout)
+	var sigErr signalError
+	var panicErr *gameloop.PanicError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(context.Cause(ctx), &sigErr):
+		fmt.Fprintln(stderr, "bounce:", sigErr)
+		return 128 + int(sigErr.sig)
+	case errors.As(err, &panicErr):
+		fmt.Fprintln(stderr, "bounce:", err)
+		return 2
+	default:
+		fmt.Fprintln(stderr, "bounce:", err)
+		return 1
+	}
+}
+
+// run plays the game until the user quits (nil), ctx is cancelled, or something fails. The
+// terminal, if one was opened, is restored before run returns, whatever happened.
+func run(ctx context.Context, opts options, stdout io.Writer) error {
+	if opts.headless {
+		return runHeadless(ctx, opts, stdout)
+	}
+	return runTerminal(ctx, opts)
+}
+
+func runHeadless(ctx context.Context, opts options, stdout io.Writer) error {
+	ctx, cancel := context.WithTimeout(ctx, time.Duration(opts.seconds*float64(time.Second)))
+	defer cancel()
+	win := gameloop.NewHeadlessWindow(80, 24)
+	loop, err := gameloop.New(gameloop.Config{TickRate: opts.tickRate, MaxFPS: opts.maxFPS, Window: win})
+	if err != nil {
+		return fmt.Errorf("creating the loop: %w", err)
+	}
+	g := newGame(opts, loop, newView(opts.glyphs, newMemSurface(80, 24)), 80, 24)
+	err = loop.Run(ctx, g)
+	if errors.Is(err, context.DeadlineExceeded) {
+		err = nil
+	}
+	if err != nil {
+		return err
+	}
+	return printStats(stdout, loop.Stats(), g)
+}
+
+func printStats(w io.Writer, st gameloop.Stats, g *game) error {
+	_, err := fmt.Fprintf(w, `ticks           %d
+frames          %d
+real time       %v
+fps             %.1f
+tps             %.1f
+frame time p50  %v
+frame time p99  %v
+frame time max  %v
+dropped ticks   %d
+dropped time    %v
+balls           %d
+checksum        %016x
+`, st.Ticks, st.Frames, st.RealTime.Round(time.Millisecond), st.FPS, st.TPS,
+		st.FrameTimeP50.Round(time.Microsecond), st.FrameTimeP99.Round(time.Microsecond),
+		st.FrameTimeMax.Round(time.Microsecond), st.DroppedTicks, st.DroppedTime,
+		len(g.sim.Balls()), g.sim.Checksum())
+	if err != nil {
+		return fmt.Errorf("printing the statistics: %w", err)
+	}
+	return nil
+}
