@@ -1,6 +1,6 @@
 // Package glfwtest runs tests of GLFW windows as real windows on an X server: it serves the
-// main OS thread to tests from TestMain, starts a virtual X server (Xvfb) when there is no
-// display, drives windows with xdotool, and closes them the way a window manager does.
+// main OS thread to tests from TestMain, starts a virtual X server (Xvfb) of the test binary's
+// own, drives windows with xdotool, and closes them the way a window manager does.
 //
 // A test package uses it from TestMain:
 //
@@ -41,19 +41,20 @@ var (
 )
 
 // Main runs the tests of m with the main OS thread serving Do, and exits with their status.
-// When DISPLAY is not set and Xvfb is installed, it starts a virtual X server for the tests
-// and sets DISPLAY. Call it from TestMain, which runs on the main thread.
+// When Xvfb is installed, it starts a virtual X server of the tests' own and points DISPLAY at
+// it; otherwise the tests use the X server DISPLAY names, if any. Call it from TestMain, which
+// runs on the main thread.
 func Main(m *testing.M) {
 	runtime.LockOSThread()
 	mainCalls = make(chan func())
 	mainStarted = true
 
-	var xvfb *exec.Cmd
-	if os.Getenv("DISPLAY") == "" {
-		var err error
-		if xvfb, err = startXvfb(); err != nil {
-			xvfbError = err
-		}
+	// A private X server when Xvfb is installed, even under xvfb-run: go test runs the test
+	// binaries of several packages at once, and on a shared server their key presses, pointer
+	// moves and focus changes would reach each other's windows.
+	xvfb, err := startXvfb()
+	if err != nil {
+		xvfbError = err
 	}
 
 	if os.Getenv("DISPLAY") != "" {
@@ -105,7 +106,7 @@ func Do(f func() error) (err error) {
 func startXvfb() (*exec.Cmd, error) {
 	path, err := exec.LookPath("Xvfb")
 	if err != nil {
-		return nil, fmt.Errorf("DISPLAY is not set and Xvfb is not installed: %w", err)
+		return nil, fmt.Errorf("Xvfb is not installed: %w", err)
 	}
 	r, w, err := os.Pipe()
 	if err != nil {
@@ -151,7 +152,7 @@ func RequireDisplay(t testing.TB) {
 	var why string
 	switch {
 	case os.Getenv("DISPLAY") == "" && xvfbError != nil:
-		why = xvfbError.Error()
+		why = "DISPLAY is not set, and " + xvfbError.Error()
 	case os.Getenv("DISPLAY") == "":
 		why = "DISPLAY is not set"
 	case !displayReachable():
