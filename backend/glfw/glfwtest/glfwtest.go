@@ -106,7 +106,7 @@ func Do(f func() error) (err error) {
 func startXvfb() (*exec.Cmd, error) {
 	path, err := exec.LookPath("Xvfb")
 	if err != nil {
-		return nil, fmt.Errorf("Xvfb is not installed: %w", err)
+		return nil, fmt.Errorf("the Xvfb command is not installed: %w", err)
 	}
 	r, w, err := os.Pipe()
 	if err != nil {
