@@ -48,9 +48,13 @@ type Schedule struct {
 	realBase, gameBase time.Duration
 	lastGame           time.Duration // game time at the previous Advance
 
-	// The tick grid: tick epochTick+k is due at game time epochGame + offsetOf(k, rate).
+	// The tick grid: tick epochTick+k is due at game time epochGame + offsetOf(k+skipped, rate).
+	// Dropping ticks skips slots of the grid rather than starting a new one, so the grid stays
+	// exact: a new epoch would be rounded to a whole nanosecond and every later tick could fall
+	// a nanosecond late.
 	epochGame time.Duration
 	epochTick uint64
+	skipped   uint64
 
 	ticks    uint64 // ticks run (taken with Next)
 	reserved int    // ticks granted by the last Advance and not yet taken
@@ -135,7 +139,7 @@ func (s *Schedule) rebase(now time.Duration) {
 
 // due returns the game time at which tick n is due on the current grid.
 func (s *Schedule) due(n uint64) time.Duration {
-	return s.epochGame + offsetOf(n-s.epochTick, s.rate)
+	return s.epochGame + offsetOf(n-s.epochTick+s.skipped, s.rate)
 }
 
 // owedAt returns how many ticks are due at game time g and have not run.
@@ -143,11 +147,11 @@ func (s *Schedule) owedAt(g time.Duration) uint64 {
 	if g < s.dueNext {
 		return 0
 	}
-	last := s.epochTick + countIn(g-s.epochGame, s.rate)
-	if last <= s.ticks {
+	slots := countIn(g-s.epochGame, s.rate) // grid slots due, counting skipped ones
+	if slots <= s.ticks-s.epochTick+s.skipped {
 		return 0
 	}
-	return last - s.ticks
+	return slots - (s.ticks - s.epochTick + s.skipped)
 }
 
 // Advance tells the schedule that it is now now and returns what is owed. Ticks granted by an
@@ -170,10 +174,10 @@ func (s *Schedule) Advance(now time.Duration) Step {
 
 	var st Step
 	if allowed < owed {
-		// Move the grid so that tick ticks+allowed+1 is due when tick ticks+owed+1 was: whole
-		// ticks are dropped and the phase within the next tick is kept.
+		// Skip the slots of the dropped ticks: tick ticks+allowed+1 is due when tick
+		// ticks+owed+1 was. Whole ticks are dropped and the phase within the next is kept.
 		from, to := s.due(s.ticks+allowed), s.due(s.ticks+owed)
-		s.epochGame, s.epochTick = to, s.ticks+allowed
+		s.skipped += owed - allowed
 		st.DroppedTicks, st.DroppedTime = owed-allowed, to-from
 		s.droppedTicks += st.DroppedTicks
 		s.droppedTime += st.DroppedTime
@@ -208,7 +212,7 @@ func (s *Schedule) Next() (tick uint64, ok bool) {
 // force runs a tick that is not due, for lazy mode: the grid starts again after it.
 func (s *Schedule) force() uint64 {
 	s.ticks++
-	s.epochGame, s.epochTick = s.dueLast, s.ticks
+	s.epochGame, s.epochTick, s.skipped = s.dueLast, s.ticks, 0
 	s.regrid()
 	return s.ticks
 }
@@ -318,7 +322,7 @@ func (s *Schedule) SetTickRate(rate int) error {
 	if rate <= 0 || rate > MaxRate {
 		return &ConfigError{"TickRate", rate, fmt.Sprintf("must be between 1 and %d", MaxRate)}
 	}
-	s.epochGame, s.epochTick = s.dueLast, s.ticks
+	s.epochGame, s.epochTick, s.skipped = s.dueLast, s.ticks, 0
 	s.setRate(int64(rate))
 	s.reserved = 0
 	s.regrid()
