@@ -1,45 +1,316 @@
 package gameloop
 
 import (
+	"sync/atomic"
 	"time"
 )
 
-// Pacer waits until absolute deadlines: it blocks cheaply until shortly before a deadline, then
-// spins on the clock for the rest, so that it wakes on time at little CPU cost. A Pacer is used
-// by one goroutine at a time and allocates nothing per wait.
+// Pacer waits until absolute deadlines, on time and at little CPU cost. On Linux a wait has
+// four stages:
+//
+//	coarse wait ─────────▶ long sleep ─────────▶ short sleep ──────▶ spin ──▶ deadline
+//	Go timer, can be       clock_nanosleep        clock_nanosleep      reading the clock
+//	woken; ms resolution   (absolute, 1 ns slack)  (the same)
+//	ends Lead before ──────▶ ends LongMargin before ──▶ ends Margin before the deadline
+//
+// Go's timers wake up to about a millisecond late on Linux (the runtime waits for them in
+// epoll_wait, whose timeout is in milliseconds: golang/go#44343), so they only take the wait to
+// a couple of milliseconds before the deadline. An absolute clock_nanosleep on CLOCK_MONOTONIC,
+// with the thread's timer slack cut from 50 µs to 1 ns, goes on from there. How late it wakes
+// depends on how long it slept: on a virtual machine, a sleep of milliseconds wakes 50-200 µs
+// late (the idle virtual CPU has to be scheduled again by the host), while a sleep of a hundred
+// microseconds or so wakes 30-60 µs late, with a far shorter tail (the host is still polling
+// for the CPU's next interrupt). So the pacer sleeps twice: a long sleep to a generous margin
+// before the deadline, which costs nothing, then a short sleep to a tight margin, and spins
+// only the last stretch. Each margin is learned from how late recent sleeps of its kind woke
+// (see margin), so that a wait ends within a microsecond or two of its deadline unless the
+// operating system takes the CPU away at that very moment, at a fraction of a percent of a core.
+//
+// Elsewhere (build tags) there is no sleep finer than Go's timers: the coarse wait ends Margin
+// before the deadline, that margin learned from the timers' own lateness, and the pacer spins
+// from there.
+//
+// A Pacer is used by one goroutine at a time (Stats, Margin and CoarseDeadline may be called
+// from any) and allocates nothing per wait.
 type Pacer struct {
-	now    func() time.Duration
-	timer  *time.Timer
-	margin time.Duration // how long before the deadline the coarse wait ends
+	now   func() time.Duration
+	timer *time.Timer
+
+	// precise sleeps until target (in now's time base); nothing interrupts it. It is nil when
+	// the platform has no sleep finer than Go's timers. Tests replace it.
+	precise func(target time.Duration)
+	// coarse blocks for d or until wake can be received; it reports whether it was woken.
+	coarse func(d time.Duration, wake <-chan struct{}) bool
+	// lead is how long before the long sleep's target the coarse wait ends: more than the Go
+	// timer's lateness, so that the coarse wait never eats into the precise sleep.
+	lead time.Duration
+
+	// long is the margin of the long precise sleep, or of the coarse wait where there is no
+	// precise sleep; short is the margin of the short precise sleep.
+	long, short margin
+
+	waits, woken, late atomic.Uint64
+	spun               atomic.Int64 // total time spent spinning, ns
+	worstLate          atomic.Int64
+	longMargin         atomic.Int64 // copies of the margins, for other goroutines
+	shortMargin        atomic.Int64
 }
 
-// defaultSpinMargin covers the Go runtime's timer overshoot, up to about a millisecond on Linux
-// (golang/go#44343).
-const defaultSpinMargin = 1500 * time.Microsecond
+// PacerStats is what a Pacer has done, to judge its precision and its cost.
+type PacerStats struct {
+	// Waits counts calls of WaitUntil; Woken those that a wake-up ended early.
+	Waits, Woken uint64
+	// Late counts the waits that ended more than LateBy after their deadline: a sleep woke
+	// after it, or the spin was interrupted by the operating system.
+	Late uint64
+	// WorstLate is the latest a wait has ended after its deadline.
+	WorstLate time.Duration
+	// Spun is the total time spent spinning on the clock: the pacer's main CPU cost.
+	Spun time.Duration
+	// Margin is how long before a deadline the pacer now stops sleeping and starts spinning;
+	// LongMargin is how long before it the long sleep ends (equal to Margin where there is
+	// only one sleep).
+	Margin, LongMargin time.Duration
+}
 
-// NewPacer returns a pacer on the clock now.
+// LateBy is how far past its deadline a wait must end for PacerStats to count it as late.
+const LateBy = 20 * time.Microsecond
+
+// NewPacer returns a pacer on the clock now: a monotonic clock, such as SystemClock.Now, in
+// whose time base the deadlines are given.
 func NewPacer(now func() time.Duration) *Pacer {
-	t := time.NewTimer(time.Hour)
-	t.Stop()
-	return &Pacer{now: now, timer: t, margin: defaultSpinMargin}
+	precise, lead := newPreciseSleep(now)
+	p := newPacer(now, nil, precise, lead)
+	p.timer = time.NewTimer(time.Hour)
+	p.timer.Stop()
+	p.coarse = p.timerWait
+	return p
 }
 
-// WaitUntil returns once now() >= deadline, or as soon as a value can be received from wake.
+// newPacer returns a pacer with the given sleeps, which tests fake.
+func newPacer(now func() time.Duration, coarse func(time.Duration, <-chan struct{}) bool,
+	precise func(time.Duration), lead time.Duration) *Pacer {
+	p := &Pacer{now: now, coarse: coarse, precise: precise, lead: lead}
+	if precise != nil {
+		p.long, p.short = newMargin(longSleepBounds()), newMargin(shortSleepBounds())
+	} else {
+		p.long = newMargin(timerBounds()) // the only sleep: short is not used
+	}
+	p.publish()
+	return p
+}
+
+// WaitUntil returns once now() >= deadline, or as soon as a value can be received from wake
+// (which it then consumes). A deadline that has passed returns at once; a deadline of
+// math.MaxInt64 never comes, and only wake ends the wait. A wake-up during the precise sleeps,
+// the last Lead()+LongMargin before the deadline, is seen when they end.
 func (p *Pacer) WaitUntil(deadline time.Duration, wake <-chan struct{}) {
-	if d := deadline - p.now() - p.margin; d > 0 {
-		p.timer.Reset(d)
-		select {
-		case <-p.timer.C:
-		case <-wake:
-			p.timer.Stop()
-			return
+	p.waits.Add(1)
+	start, end, woken := p.wait(deadline, wake)
+	if woken {
+		p.woken.Add(1)
+		return
+	}
+	// A wait asked for after its deadline is the caller's lateness, not the pacer's.
+	if late := end - deadline; start < deadline && late > LateBy {
+		p.late.Add(1)
+		if late > time.Duration(p.worstLate.Load()) {
+			p.worstLate.Store(int64(late))
 		}
 	}
-	for p.now() < deadline {
+}
+
+// wait is WaitUntil; it returns the times it began and ended, and whether wake ended it.
+func (p *Pacer) wait(deadline time.Duration, wake <-chan struct{}) (start, end time.Duration, woken bool) {
+	if deadline == never {
+		if wake == nil {
+			select {} // as documented: a wait for a time that never comes, with nothing to end it
+		}
+		<-wake
+		return 0, 0, true
+	}
+	start = p.now()
+	now := start
+	if now >= deadline {
+		return start, now, false
+	}
+	longAt := deadline - p.long.value // where the long sleep (or the coarse wait) ends
+	shortAt := deadline - p.short.value
+	if p.precise == nil {
+		// The coarse wait is the only sleep; it learns the long margin.
+		if d := longAt - now; d > 0 {
+			if p.coarse(d, wake) {
+				return start, 0, true
+			}
+			now = p.now()
+			p.long.observe(now - longAt)
+			p.publish()
+		}
+		end, woken = p.spin(now, deadline, wake)
+		return start, end, woken
+	}
+
+	if d := longAt - p.lead - now; d > 0 {
+		if p.coarse(d, wake) {
+			return start, 0, true
+		}
+		now = p.now()
+	}
+	if longAt > now && longAt < shortAt {
+		p.precise(longAt)
+		now = p.now()
+		p.long.observe(now - longAt)
+	}
+	// The short sleep only if there is room for it: a sleep of a few µs costs more than it saves.
+	if shortAt-now > minShortSleep {
+		target := shortAt
+		p.precise(target)
+		now = p.now()
+		p.short.observe(now - target)
+	}
+	p.publish()
+	end, woken = p.spin(now, deadline, wake)
+	return start, end, woken
+}
+
+// minShortSleep is the shortest short sleep worth its system call.
+const minShortSleep = 5 * time.Microsecond
+
+// spin reads the clock until deadline, watching wake.
+func (p *Pacer) spin(now, deadline time.Duration, wake <-chan struct{}) (time.Duration, bool) {
+	start := now
+	for now < deadline {
 		select {
 		case <-wake:
-			return
+			p.spun.Add(int64(now - start))
+			return now, true
 		default:
 		}
+		now = p.now()
 	}
+	p.spun.Add(int64(now - start))
+	return now, false
+}
+
+// publish copies the margins where other goroutines can read them.
+func (p *Pacer) publish() {
+	p.longMargin.Store(int64(p.long.value))
+	if p.precise == nil {
+		p.shortMargin.Store(int64(p.long.value))
+		return
+	}
+	p.shortMargin.Store(int64(p.short.value))
+}
+
+// timerWait blocks on the pacer's Go timer for d, or until wake can be received.
+func (p *Pacer) timerWait(d time.Duration, wake <-chan struct{}) bool {
+	p.timer.Reset(d)
+	select {
+	case <-p.timer.C:
+		return false
+	case <-wake:
+		p.timer.Stop()
+		return true
+	}
+}
+
+// Margin returns how long before a deadline the pacer now stops sleeping and starts spinning.
+func (p *Pacer) Margin() time.Duration { return time.Duration(p.shortMargin.Load()) }
+
+// CoarseDeadline returns the latest time at which a coarse wait for deadline, one with the
+// millisecond resolution of Go's timers or of a window system's event wait, should end so that
+// WaitUntil(deadline) can still be on time. A driver that waits for input in its window until
+// then, and calls WaitUntil afterwards, wakes for input at once and loses no precision.
+func (p *Pacer) CoarseDeadline(deadline time.Duration) time.Duration {
+	if deadline == never {
+		return never
+	}
+	return deadline - time.Duration(p.longMargin.Load()) - p.lead
+}
+
+// Stats returns what the pacer has done so far. It is safe to call from any goroutine.
+func (p *Pacer) Stats() PacerStats {
+	return PacerStats{
+		Waits:      p.waits.Load(),
+		Woken:      p.woken.Load(),
+		Late:       p.late.Load(),
+		WorstLate:  time.Duration(p.worstLate.Load()),
+		Spun:       time.Duration(p.spun.Load()),
+		Margin:     time.Duration(p.shortMargin.Load()),
+		LongMargin: time.Duration(p.longMargin.Load()),
+	}
+}
+
+// marginBounds are the rules a margin is learned by.
+type marginBounds struct {
+	initial  time.Duration // before anything is observed
+	min, max time.Duration // the clamp
+	pad      time.Duration // added to the scaled worst overshoot
+}
+
+// longSleepBounds are the margins of the long precise sleep. Its lateness costs nothing but a
+// longer short sleep, so the margin is generous; the clamp keeps one absurd wake-up (a host
+// that paused the VM) from making the short sleep long, and so less precise.
+func longSleepBounds() marginBounds {
+	return marginBounds{
+		initial: 400 * time.Microsecond,
+		min:     50 * time.Microsecond,
+		max:     2 * time.Millisecond,
+		pad:     50 * time.Microsecond,
+	}
+}
+
+// shortSleepBounds are the margins of the short precise sleep, which the pacer spins after:
+// 1 ns slack sleeps of ~100 µs wake 30-60 µs late on a virtual machine, a few µs late on
+// bare metal.
+func shortSleepBounds() marginBounds {
+	return marginBounds{
+		initial: 120 * time.Microsecond,
+		min:     10 * time.Microsecond,
+		max:     1 * time.Millisecond,
+		pad:     10 * time.Microsecond,
+	}
+}
+
+// timerBounds are the margins for Go's timers, where they are the only sleep: a millisecond
+// late on Linux, far less on Windows (high-resolution timers) and macOS.
+func timerBounds() marginBounds {
+	return marginBounds{
+		initial: 1500 * time.Microsecond,
+		min:     100 * time.Microsecond,
+		max:     4 * time.Millisecond,
+		pad:     50 * time.Microsecond,
+	}
+}
+
+// marginWindow is how many recent wake-ups the margin is learned from: a second at 60 Hz.
+const marginWindow = 64
+
+// margin learns how long before a deadline a blocking sleep must end, from how late recent
+// sleeps woke: the largest overshoot of the last marginWindow, times 1.25, plus a pad, clamped.
+// The largest rather than a percentile, because a wake-up later than the margin is a late frame
+// and the cost of a larger margin is only a little spinning; recent ones, because lateness comes
+// in bursts (another process busy on the core, the host busy) and a margin that stays high
+// after a burst wastes CPU for nothing.
+type margin struct {
+	bounds  marginBounds
+	ring    [marginWindow]time.Duration
+	n, next int
+	value   time.Duration
+}
+
+func newMargin(b marginBounds) margin {
+	return margin{bounds: b, value: b.initial}
+}
+
+// observe records the overshoot of one sleep and updates the margin.
+func (m *margin) observe(overshoot time.Duration) {
+	m.ring[m.next] = max(overshoot, 0)
+	m.next = (m.next + 1) % marginWindow
+	m.n = min(m.n+1, marginWindow)
+	worst := time.Duration(0)
+	for _, o := range m.ring[:m.n] {
+		worst = max(worst, o)
+	}
+	m.value = min(max(worst+worst/4+m.bounds.pad, m.bounds.min), m.bounds.max)
 }

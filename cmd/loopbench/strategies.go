@@ -1,0 +1,214 @@
+package main
+
+import (
+	"context"
+	"time"
+
+	"github.com/gameloop-go/gameloop"
+)
+
+// A strategy runs frames until the recorder has enough, pacing them its own way. Each calls
+// rec.frame at the start of every frame with the time it aimed that frame at, then does the
+// frame's work with rec.work.
+type strategy struct {
+	name string
+	doc  string
+	run  func(rec *recorder) error
+}
+
+func strategies() []strategy {
+	return []strategy{
+		{"gameloop", "this library's Loop on the system clock, headless, TickRate = MaxFPS = hz", runGameloop},
+		{"gpp-sleep", "Game Programming Patterns: sleep(start + MS_PER_FRAME - now)", runGPPSleep},
+		{"lwjgl-sync", "the LWJGL book's sync(): 1 ms sleeps until the loop's slot ends", runLWJGLSync},
+		{"piston", "Piston: sleep until the earlier of next frame (from the last render) and next update", runPiston},
+		{"ticker", "a time.Ticker of the frame period", runTicker},
+		{"busy-wait", "spin on the clock to each deadline of the absolute schedule", runBusyWait},
+	}
+}
+
+// extraStrategies are run only when named with -strategies.
+func extraStrategies() []strategy {
+	return []strategy{
+		{"pacer", "this library's Pacer alone on the absolute schedule, without the Loop", runPacer},
+		{"gameloop-input", "gameloop's pacing with the coarse wait in Window.WaitInput", runPacerInput},
+	}
+}
+
+// runGameloop drives the library's loop. Ticks and frames share one grid (TickRate = MaxFPS),
+// so the loop waits once per frame. Frames are aimed at the slots of the loop's frame grid,
+// which starts at its first frame; the grid's origin is read from the first Idle event, which
+// says how long the loop means to wait for the second frame.
+func runGameloop(rec *recorder) error {
+	loop, err := gameloop.New(gameloop.Config{TickRate: rec.hz, MaxFPS: rec.hz})
+	if err != nil {
+		return err
+	}
+	clock := loop.Clock()
+	var epoch time.Duration
+	known := false
+	for ev := range loop.Events(context.Background()) {
+		switch ev := ev.(type) {
+		case *gameloop.Idle:
+			if !known && len(rec.starts) > 0 {
+				epoch, known = clock.Now()+ev.Wait-rec.slot(1), true
+			}
+		case *gameloop.VariableUpdate:
+			now := clock.Now()
+			aim := now
+			if known {
+				aim = epoch + rec.slotAtOrBefore(now-epoch)
+			}
+			if !rec.frame(now, aim) {
+				if sc, ok := clock.(*gameloop.SystemClock); ok {
+					rec.pacer = sc.Pacer().Stats()
+				}
+				return nil
+			}
+			rec.work()
+		}
+	}
+	return loop.Err()
+}
+
+// runGPPSleep is Game Programming Patterns' "simple fix: wait": each frame sleeps for what is
+// left of its period, counted from its own start, so every late wake-up pushes the rest back.
+func runGPPSleep(rec *recorder) error {
+	aim := rec.now()
+	for {
+		start := rec.now()
+		if !rec.frame(start, aim) {
+			return nil
+		}
+		rec.work()
+		aim = start + rec.period
+		time.Sleep(aim - rec.now())
+	}
+}
+
+// runLWJGLSync is the LWJGL book's sync(): after the frame, sleep 1 ms at a time until the
+// loop's slot, counted from the start of this iteration, has passed.
+func runLWJGLSync(rec *recorder) error {
+	aim := rec.now()
+	for {
+		loopStart := rec.now()
+		if !rec.frame(loopStart, aim) {
+			return nil
+		}
+		rec.work()
+		aim = loopStart + rec.period
+		for rec.now() < aim {
+			time.Sleep(time.Millisecond)
+		}
+	}
+}
+
+// runPiston is Piston's event loop: updates on a fixed grid, the next frame one period after the
+// last render, and a sleep until whichever comes first. Updates run at hz, like gameloop's.
+func runPiston(rec *recorder) error {
+	start := rec.now()
+	lastFrame, lastUpdate := start-rec.period, start
+	for {
+		now := rec.now()
+		nextFrame, nextUpdate := lastFrame+rec.period, lastUpdate+rec.period
+		next := min(nextFrame, nextUpdate)
+		switch {
+		case next > now:
+			time.Sleep(next - now)
+		case next == nextFrame:
+			if !rec.frame(now, nextFrame) {
+				return nil
+			}
+			lastFrame = now
+			rec.work()
+		default:
+			lastUpdate += rec.period
+		}
+	}
+}
+
+// runTicker waits on a time.Ticker. Its ticks fall on a grid that starts one period after the
+// ticker is made; a tick that finds the channel full is dropped, so a frame is aimed at the
+// last slot of that grid at or before it.
+func runTicker(rec *recorder) error {
+	t := time.NewTicker(rec.period)
+	defer t.Stop()
+	epoch := rec.now()
+	for range t.C {
+		now := rec.now()
+		if !rec.frame(now, epoch+rec.slotAtOrBefore(now-epoch)) {
+			return nil
+		}
+		rec.work()
+	}
+	return nil
+}
+
+// runBusyWait spins on the clock to each slot of the absolute schedule: the best timing there
+// is, at the cost of a whole core.
+func runBusyWait(rec *recorder) error {
+	epoch := rec.now()
+	for k := uint64(0); ; k++ {
+		aim := epoch + rec.slot(k)
+		now := rec.now()
+		for now < aim {
+			now = rec.now()
+		}
+		if now-aim > rec.period {
+			// Far behind (the machine stalled): resynchronise instead of bursting.
+			k = uint64((now - epoch) / rec.period)
+			aim = epoch + rec.slot(k)
+		}
+		if !rec.frame(now, aim) {
+			return nil
+		}
+		rec.work()
+	}
+}
+
+// runPacer waits for each slot of the absolute schedule with a Pacer: gameloop without the
+// Loop, to tell the pacer's precision from the loop's own overhead.
+func runPacer(rec *recorder) error {
+	pacer := gameloop.NewPacer(rec.now)
+	epoch := rec.now()
+	for k := uint64(0); ; k++ {
+		aim := epoch + rec.slot(k)
+		pacer.WaitUntil(aim, nil)
+		now := rec.now()
+		if now-aim > rec.period {
+			k = uint64((now - epoch) / rec.period)
+			aim = epoch + rec.slot(k)
+		}
+		if !rec.frame(now, aim) {
+			rec.pacer = pacer.Stats()
+			return nil
+		}
+		rec.work()
+	}
+}
+
+// runPacerInput is runPacer with the coarse part of each wait spent in a window's WaitInput,
+// as a driver that wants input to wake it would do; no input comes, so it shows what that
+// costs in precision.
+func runPacerInput(rec *recorder) error {
+	pacer := gameloop.NewPacer(rec.now)
+	win := gameloop.NewHeadlessWindow(0, 0)
+	epoch := rec.now()
+	for k := uint64(0); ; k++ {
+		aim := epoch + rec.slot(k)
+		if d := pacer.CoarseDeadline(aim) - rec.now(); d > 0 {
+			win.WaitInput(d)
+		}
+		pacer.WaitUntil(aim, nil)
+		now := rec.now()
+		if now-aim > rec.period {
+			k = uint64((now - epoch) / rec.period)
+			aim = epoch + rec.slot(k)
+		}
+		if !rec.frame(now, aim) {
+			rec.pacer = pacer.Stats()
+			return nil
+		}
+		rec.work()
+	}
+}

@@ -1,0 +1,64 @@
+//go:build linux
+
+package gameloop
+
+import (
+	"runtime"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// preciseLead is how long before the precise sleep's target the coarse wait on a Go timer
+// ends. Go's timers wake up to about 1.1 ms late on Linux (golang/go#44343, #53824), so 2 ms
+// leaves the precise sleep always something to do; it is also the longest a wake-up can go
+// unseen, as nothing interrupts clock_nanosleep.
+const preciseLead = 2 * time.Millisecond
+
+// newPreciseSleep returns a sleep until an absolute time in now's time base, with
+// clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME) on a thread whose timer slack is 1 ns.
+//
+// The sleep runs on the calling goroutine with its OS thread locked for the length of the
+// call, not on a dedicated sleeper thread: handing the wake-up to another goroutine would add a
+// futex wake-up and a scheduling delay (tens of µs on a VM) after every sleep, which is the very
+// lateness the pacer exists to remove. Locking nests, so a goroutine already locked to the main
+// thread (GLFW) stays locked. The timer slack is set on every sleep because the goroutine may be
+// on another thread each time; a prctl costs well under a microsecond. A thread left with 1 ns
+// of slack only wakes more precisely.
+func newPreciseSleep(now func() time.Duration) (func(target time.Duration), time.Duration) {
+	s := &monoSleeper{now: now}
+	return s.sleepUntil, preciseLead
+}
+
+// monoSleeper sleeps on CLOCK_MONOTONIC; its timespecs live in it, so sleeping allocates nothing.
+type monoSleeper struct {
+	now       func() time.Duration
+	mono, req unix.Timespec
+}
+
+func (s *monoSleeper) sleepUntil(target time.Duration) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	// Errors are ignored on purpose: without the prctl the sleep is 50 µs less precise, which
+	// the margin learns; a failing clock_nanosleep returns early and the pacer spins.
+	_ = unix.Prctl(unix.PR_SET_TIMERSLACK, 1, 0, 0, 0)
+
+	// Map target from now's time base to CLOCK_MONOTONIC's, each wait anew, so that now may be
+	// any monotonic clock (Go's monotonic time is CLOCK_MONOTONIC on Linux, but with another
+	// origin). The mid-point of two reads of now bounds the mapping's error by their spacing.
+	before := s.now()
+	if unix.ClockGettime(unix.CLOCK_MONOTONIC, &s.mono) != nil {
+		return
+	}
+	after := s.now()
+	offset := time.Duration(s.mono.Nano()) - (before + (after-before)/2)
+	s.req = unix.NsecToTimespec(int64(target + offset))
+	for {
+		err := unix.ClockNanosleep(unix.CLOCK_MONOTONIC, unix.TIMER_ABSTIME, &s.req, nil)
+		if err != unix.EINTR {
+			// A signal (the Go runtime's preemption) interrupts the sleep; the deadline is
+			// absolute, so sleeping again loses nothing.
+			return
+		}
+	}
+}
