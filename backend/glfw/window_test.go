@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"image"
 	"image/color"
+	"os/exec"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -219,5 +222,50 @@ func TestWakeEndsWaitInput(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// countingGame counts its updates and frames, for a lazy loop.
+type countingGame struct{ updates, frames atomic.Int64 }
+
+func (g *countingGame) Update(*gameloop.Update) error { g.updates.Add(1); return nil }
+func (g *countingGame) Render(*gameloop.Render) error { g.frames.Add(1); return nil }
+
+// TestLazyLoopWakesOnInput runs a lazy loop, which sleeps in WaitInput (GLFW's
+// WaitEventsTimeout, for an hour) until input comes: a key press must wake it to run a tick and
+// draw a frame, and a close request must wake it to end.
+func TestLazyLoopWakesOnInput(t *testing.T) {
+	glfwtest.RequireDisplay(t)
+	glfwtest.RequireTool(t, "xdotool")
+	const title = "gameloop-glfw-lazy"
+	g := &countingGame{}
+	var win *glfw.Window
+	game := glfwtest.Start(t, func() error {
+		var err error
+		if win, err = glfw.Open(glfw.Options{Title: title, Width: 64, Height: 64}); err != nil {
+			return err
+		}
+		defer win.Close()
+		loop, err := gameloop.New(gameloop.Config{Window: win, Lazy: true})
+		if err != nil {
+			return err
+		}
+		return loop.Run(context.Background(), g)
+	}, func() {
+		// The loop may be asleep: a close request both asks and wakes it.
+		if id, err := exec.Command("xdotool", "search", "--name", "^"+title+"$").Output(); err == nil {
+			glfwtest.RequestClose(t, strings.TrimSpace(string(id)))
+		}
+	})
+	id := glfwtest.FindWindow(t, title)
+	glfwtest.Xdotool(t, "windowfocus", "--sync", id)
+	before := g.updates.Load()
+	glfwtest.Xdotool(t, "key", "space")
+	glfwtest.Eventually(t, 10*time.Second, "a tick and a frame after a key press", func() bool {
+		return g.updates.Load() > before && g.frames.Load() > 0
+	})
+	glfwtest.RequestClose(t, id)
+	if err := game.Wait(t, 10*time.Second); err != nil {
+		t.Fatalf("lazy Run after WM_DELETE_WINDOW: %v, want nil", err)
 	}
 }
