@@ -166,7 +166,13 @@ type screen []string
 
 func (p *pane) capture() screen {
 	p.t.Helper()
-	out := p.tmux("capture-pane", "-p", "-t", p.session)
+	return p.captureArgs()
+}
+
+// captureArgs captures the pane with extra capture-pane arguments.
+func (p *pane) captureArgs(args ...string) screen {
+	p.t.Helper()
+	out := p.tmux(append([]string{"capture-pane", "-p", "-t", p.session}, args...)...)
 	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 	for i, l := range lines {
 		lines[i] = strings.TrimRight(l, " ")
@@ -247,8 +253,10 @@ func (p *pane) waitStarted() {
 // waitExit waits for the shell to print bounce's exit status, and checks it.
 func (p *pane) waitExit(want int) {
 	p.t.Helper()
-	s := p.waitFor("bounce to exit", func(s screen) bool { return regexp.MustCompile(`(?m)^EXIT=\d+$`).MatchString(s.String()) })
-	if m := regexp.MustCompile(`(?m)^EXIT=(\d+)$`).FindStringSubmatch(s.String()); m[1] != strconv.Itoa(want) {
+	// Not anchored to the start of a line: after a resize, the shell's prompt may come first.
+	exitRE := regexp.MustCompile(`EXIT=(\d+)`)
+	s := p.waitFor("bounce to exit", func(s screen) bool { return exitRE.MatchString(s.String()) })
+	if m := exitRE.FindStringSubmatch(s.String()); m[1] != strconv.Itoa(want) {
 		p.t.Errorf("bounce exited with status %s, want %d; the screen:\n%s", m[1], want, s)
 	}
 }
@@ -259,8 +267,9 @@ func (p *pane) checkRestored() {
 	p.t.Helper()
 	p.sendKeys("-l", `echo STTY-"BEGIN"; stty -a; echo STTY-"END"`)
 	p.sendKeys("Enter")
-	s := p.waitFor("stty -a", func(s screen) bool { return strings.Contains(s.String(), "\nSTTY-END") })
-	all := s.String()
+	p.waitFor("stty -a", func(s screen) bool { return strings.Contains(s.String(), "STTY-END") })
+	// With the history, joining wrapped lines, in case the output scrolled.
+	all := p.captureArgs("-J", "-S", "-200").String()
 	out := all[strings.LastIndex(all, "STTY-BEGIN"):strings.LastIndex(all, "STTY-END")]
 	for _, flag := range []string{"icanon", "echo", "isig", "icrnl", "opost"} {
 		if !regexp.MustCompile(`(^|\s)` + flag + `(\s|$)`).MatchString(out) {
