@@ -102,6 +102,13 @@ func TestTerminal(t *testing.T) {
 		p.checkRestored()
 	})
 
+	t.Run("error", func(t *testing.T) {
+		t.Parallel()
+		p := startPane(t, tmux, bin, "-tps", "-3") // the terminal is open when the loop refuses the rate
+		p.waitExit(1)
+		p.checkRestored()
+	})
+
 	t.Run("panic", func(t *testing.T) {
 		t.Parallel()
 		p := startPane(t, tmux, bin, "-panic-at-tick", "3")

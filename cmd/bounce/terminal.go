@@ -15,7 +15,7 @@ import (
 func runTerminal(ctx context.Context, opts options) error {
 	win, err := term.Open(term.Options{})
 	if err != nil {
-		return err
+		return fmt.Errorf("%w (-headless runs without a terminal)", err)
 	}
 	defer win.Close()
 	loop, err := gameloop.New(gameloop.Config{TickRate: opts.tickRate, MaxFPS: opts.maxFPS, Window: win})
