@@ -204,7 +204,7 @@ func (w *Window) SetCell(x, y int, r rune, style tcell.Style) {
 	w.screen.Put(x, y, w.glyph(r), style)
 }
 
-// glyph returns r as a string, from the cache.
+// glyph returns r as a string, from the cache, which holds every rune the window has drawn.
 func (w *Window) glyph(r rune) string {
 	if s, ok := w.glyphs[r]; ok {
 		return s

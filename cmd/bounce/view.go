@@ -67,7 +67,7 @@ func (v *view) resize(width, height int) (dotsWide, dotsHigh int) {
 	return v.dw - v.ballDot + 1, v.dh - v.ballDot + 1
 }
 
-// ballColors are the balls' colors, by bounce.Ball.Color.
+// ballColor returns the color of a ball of bounce.Ball.Color c.
 func ballColor(c uint8) tcell.Color {
 	return tcell.PaletteColor(9 + int(c)%bounce.Colors) // the bright colors, red to cyan
 }
