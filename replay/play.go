@@ -1,0 +1,286 @@
+package replay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/gameloop-go/gameloop"
+)
+
+// PlayOptions are the settings of a replay. A nil *PlayOptions replays in bench mode, headless,
+// with the game's own Checksum method.
+type PlayOptions struct {
+	// Config is the loop to replay in. nil means gameloop.Config{Bench: true}: no waiting, so
+	// that ten minutes of play take a fraction of a second. Play sets TickRate to the
+	// recording's, and Window to one that delivers the recorded input; if Config.Window is set,
+	// frames go to it, and its own input is read and dropped (closing it ends the replay).
+	// Lazy cannot be used: a lazy loop waits for input to tick.
+	Config *gameloop.Config
+
+	// Checksum sums up the game's state, to compare with the recorded checksums. nil means the
+	// game's Checksum method (see Checksummer).
+	Checksum func() uint64
+
+	// Frames makes Play pass VariableUpdate and Render on to the game, if it has them. By
+	// default only Input and Update reach it: they alone decide a deterministic game's state,
+	// and drawing would slow a replay down.
+	Frames bool
+}
+
+// Result is what a replay found.
+type Result struct {
+	// Recorded is the number of ticks in the recording; Ticks the number replayed.
+	Recorded, Ticks uint64
+	// Inputs is the number of inputs delivered.
+	Inputs int
+	// Checked is the number of recorded checksums compared (all equal but the last, if
+	// Mismatch is set).
+	Checked int
+	// Mismatch is the first tick whose checksum differed, at which the replay stopped; nil if
+	// none did.
+	Mismatch *Mismatch
+	// Cut is set when the recording was cut short (an error wrapping ErrTruncated): the
+	// replay went as far as its last whole chunk.
+	Cut error
+	// Elapsed is the real time the replay took.
+	Elapsed time.Duration
+}
+
+// Mismatch is a tick after which the game's state differed from the recorded one.
+type Mismatch struct {
+	Tick               uint64
+	Recorded, Replayed uint64
+}
+
+// Matched reports whether every tick of the recording was replayed with no checksum differing.
+func (r *Result) Matched() bool { return r.Mismatch == nil && r.Ticks == r.Recorded }
+
+// String sums the result up in a line, such as "matched: 36000 ticks, 52 inputs, 36000
+// checksums in 41ms".
+func (r *Result) String() string {
+	var s string
+	switch {
+	case r.Mismatch != nil:
+		s = fmt.Sprintf("MISMATCH at tick %d: recorded checksum %016x, replayed %016x (%d earlier checksums matched)",
+			r.Mismatch.Tick, r.Mismatch.Recorded, r.Mismatch.Replayed, r.Checked-1)
+	case r.Ticks < r.Recorded:
+		s = fmt.Sprintf("STOPPED at tick %d of %d: %d inputs, %d checksums matched", r.Ticks, r.Recorded, r.Inputs, r.Checked)
+	default:
+		s = fmt.Sprintf("matched: %d ticks, %d inputs, %d checksums", r.Ticks, r.Inputs, r.Checked)
+	}
+	s += fmt.Sprintf(" in %v", r.Elapsed.Round(time.Microsecond))
+	if r.Cut != nil {
+		s += " (the recording was cut short: " + r.Cut.Error() + ")"
+	}
+	return s
+}
+
+// Play decodes a recording from r and replays it into g; see Recording.Play. A recording cut
+// short is replayed as far as its last whole chunk, and Result.Cut says so; any other problem
+// with the recording is an error (a *FormatError) and nothing is replayed.
+func Play(ctx context.Context, r io.Reader, g gameloop.Game, opts *PlayOptions) (*Result, error) {
+	rec, err := Decode(r)
+	if err != nil && !errors.Is(err, ErrTruncated) {
+		return nil, err
+	}
+	if rec == nil {
+		return nil, err
+	}
+	res, perr := rec.Play(ctx, g, opts)
+	if res != nil {
+		res.Cut = err
+	}
+	return res, perr
+}
+
+// Play replays the recording into g: it runs a loop (in bench mode, unless PlayOptions say
+// otherwise) at the recording's tick rate, delivers each recorded input just before the tick it
+// preceded when it was recorded, and after each tick with a recorded checksum compares it with
+// g's. It stops after the last recorded tick, or at the first checksum that differs
+// (Result.Mismatch). g should be a new game, in the state the recorded one started in.
+//
+// The error is non-nil if the replay could not run: a bad option, a recording with checksums for
+// a game with none, g failing (the error, wrapped with the tick), or ctx ending. A replay that
+// ran and differed is not an error: see Result.Matched.
+func (rec *Recording) Play(ctx context.Context, g gameloop.Game, opts *PlayOptions) (*Result, error) {
+	var o PlayOptions
+	if opts != nil {
+		o = *opts
+	}
+	cfg := gameloop.Config{Bench: true}
+	if o.Config != nil {
+		cfg = *o.Config
+	}
+	if cfg.Lazy {
+		return nil, errors.New("replay: PlayOptions.Config.Lazy: a lazy loop waits for input to tick, and cannot replay")
+	}
+	p := &player{rec: rec, game: g, checksum: o.Checksum}
+	if p.checksum == nil {
+		if c, ok := g.(Checksummer); ok {
+			p.checksum = c.Checksum
+		}
+	}
+	if p.checksum == nil && len(rec.Checksums) > 0 {
+		return nil, fmt.Errorf("replay: the recording has %d checksums, but the game has no Checksum method and PlayOptions.Checksum is nil", len(rec.Checksums))
+	}
+	p.input, _ = g.(gameloop.InputHandler)
+	if o.Frames {
+		p.variable, _ = g.(gameloop.VariableUpdater)
+		p.renderer, _ = g.(gameloop.Renderer)
+	}
+	cfg.TickRate = rec.TickRate
+	cfg.Window = &feedWindow{inner: cfg.Window, p: p}
+	loop, err := gameloop.New(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("replay: %w", err)
+	}
+	p.res = Result{Recorded: rec.Ticks}
+	if rec.Ticks == 0 {
+		return &p.res, nil
+	}
+	start := time.Now()
+	err = loop.Run(ctx, p)
+	p.res.Elapsed = time.Since(start)
+	if err != nil {
+		return &p.res, fmt.Errorf("replay: after %d of %d ticks: %w", p.res.Ticks, rec.Ticks, err)
+	}
+	return &p.res, nil
+}
+
+// player is the game Play runs: it delivers the recorded input and checks the checksums around
+// the replayed game.
+type player struct {
+	rec      *Recording
+	game     gameloop.Game
+	checksum func() uint64
+	input    gameloop.InputHandler
+	variable gameloop.VariableUpdater
+	renderer gameloop.Renderer
+
+	next      int    // the next of rec.Inputs to deliver
+	nextCheck int    // the next of rec.Checksums to compare
+	lastTick  uint64 // the last tick replayed
+	res       Result
+}
+
+// due appends to buf the recorded inputs that precede the next tick, which the loop will
+// deliver next. The loop polls its window at the start of each pass, and in bench mode every
+// tick has a pass of its own, so each input reaches the game through the loop, as it did when
+// it was recorded, marked by the loop with the tick it precedes.
+func (p *player) due(buf []gameloop.Input) []gameloop.Input {
+	for p.next < len(p.rec.Inputs) && p.rec.Inputs[p.next].Tick == p.lastTick+1 {
+		buf = append(buf, p.rec.Inputs[p.next])
+		p.next++
+	}
+	return buf
+}
+
+func (p *player) Input(in *gameloop.Input) error {
+	if in.Tick != p.lastTick+1 {
+		return fmt.Errorf("replay: the loop delivered input recorded for tick %d before tick %d", p.lastTick+1, in.Tick)
+	}
+	return p.deliver(in)
+}
+
+func (p *player) deliver(in *gameloop.Input) error {
+	p.res.Inputs++
+	if p.input == nil {
+		return nil
+	}
+	return p.input.Input(in)
+}
+
+func (p *player) Update(u *gameloop.Update) error {
+	// A loop on the system's clock may run several ticks in one pass, after polling input once
+	// for the first of them: the input of the others is delivered here, still before its tick.
+	for p.next < len(p.rec.Inputs) && p.rec.Inputs[p.next].Tick <= u.Tick {
+		in := p.rec.Inputs[p.next]
+		p.next++
+		if in.Tick != u.Tick {
+			return fmt.Errorf("replay: input recorded for tick %d not delivered before it", in.Tick)
+		}
+		if err := p.deliver(&in); err != nil {
+			return err
+		}
+	}
+	// A game may end itself with ErrStop: the tick ran all the same, and is checked.
+	err := p.game.Update(u)
+	if err != nil && !errors.Is(err, gameloop.ErrStop) {
+		return err
+	}
+	p.lastTick = u.Tick
+	p.res.Ticks = u.Tick
+	if cs := p.rec.Checksums; p.nextCheck < len(cs) && cs[p.nextCheck].Tick == u.Tick {
+		p.nextCheck++
+		p.res.Checked++
+		if got := p.checksum(); got != cs[p.nextCheck-1].Sum {
+			p.res.Mismatch = &Mismatch{Tick: u.Tick, Recorded: cs[p.nextCheck-1].Sum, Replayed: got}
+			return gameloop.ErrStop
+		}
+	}
+	if u.Tick >= p.rec.Ticks {
+		return gameloop.ErrStop
+	}
+	return err
+}
+
+func (p *player) VariableUpdate(v *gameloop.VariableUpdate) error {
+	if p.variable == nil {
+		return nil
+	}
+	return p.variable.VariableUpdate(v)
+}
+
+func (p *player) Render(r *gameloop.Render) error {
+	if p.renderer == nil {
+		return nil
+	}
+	return p.renderer.Render(r)
+}
+
+// feedWindow is the window of a replay: its input is the recording's, and the rest (size,
+// frames, closing) is that of the window it wraps, if any.
+type feedWindow struct {
+	inner   gameloop.Window
+	p       *player
+	dropped []gameloop.Input // the wrapped window's own input, read and dropped
+}
+
+func (w *feedWindow) PollInput(buf []gameloop.Input) []gameloop.Input {
+	if w.inner != nil {
+		// Polled all the same: a backend handles its window's events while polling.
+		w.dropped = w.inner.PollInput(w.dropped[:0])
+	}
+	return w.p.due(buf)
+}
+
+func (w *feedWindow) WaitInput(timeout time.Duration) {
+	if w.inner != nil {
+		w.inner.WaitInput(timeout)
+	}
+}
+
+func (w *feedWindow) Wake() {
+	if w.inner != nil {
+		w.inner.Wake()
+	}
+}
+
+func (w *feedWindow) Size() (int, int) {
+	if w.inner != nil {
+		return w.inner.Size()
+	}
+	return 0, 0
+}
+
+func (w *feedWindow) ShouldClose() bool { return w.inner != nil && w.inner.ShouldClose() }
+
+func (w *feedWindow) SwapBuffers() error {
+	if w.inner != nil {
+		return w.inner.SwapBuffers()
+	}
+	return nil
+}
