@@ -73,9 +73,9 @@ func TestTerminal(t *testing.T) {
 		p.checkRestored()
 	})
 
-	t.Run("escape", func(t *testing.T) {
+	t.Run("half-blocks-and-escape", func(t *testing.T) {
 		t.Parallel()
-		p := startPane(t, tmux, bin)
+		p := startPane(t, tmux, bin, "-glyphs", "half")
 		p.waitStarted()
 		p.sendKeys("Escape")
 		p.waitExit(0)
