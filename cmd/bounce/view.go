@@ -12,7 +12,6 @@ import (
 
 // surface is what the view draws on: the terminal window, or memory when headless or in tests.
 type surface interface {
-	Clear()
 	SetCell(x, y int, r rune, style tcell.Style)
 }
 
@@ -89,7 +88,9 @@ func (v *view) draw(g *game, r *gameloop.Render) {
 		}
 		v.plot(p, b.Color)
 	}
-	v.out.Clear()
+	// Every cell is drawn each frame, blanks included, and the surface is never cleared: tcell
+	// sends a cell to the terminal only when it differs from what the cell held before, and a
+	// Clear would make every cell that is not blank differ.
 	v.border()
 	if v.braille {
 		v.composeBraille()
@@ -126,7 +127,7 @@ func (v *view) composeHalf() {
 			style := tcell.StyleDefault
 			switch {
 			case top == 0 && bottom == 0:
-				continue
+				r = ' '
 			case bottom == 0:
 				r, style = '▀', style.Foreground(ballColor(top-1))
 			case top == 0:
@@ -166,9 +167,11 @@ func (v *view) composeBraille() {
 					}
 				}
 			}
-			if bits != 0 {
-				v.out.SetCell(1+cx, 1+cy, 0x2800+bits, tcell.StyleDefault.Foreground(ballColor(color-1)))
+			if bits == 0 {
+				v.out.SetCell(1+cx, 1+cy, ' ', tcell.StyleDefault)
+				continue
 			}
+			v.out.SetCell(1+cx, 1+cy, 0x2800+bits, tcell.StyleDefault.Foreground(ballColor(color-1)))
 		}
 	}
 }
@@ -180,7 +183,12 @@ func (v *view) border() {
 	right, bottom := v.cols+1, v.rows+1
 	style := tcell.StyleDefault
 	for x := 1; x < right; x++ {
-		v.out.SetCell(x, 0, '─', style)
+		// Each cell is drawn once a frame: see draw.
+		top := '─'
+		if i := x - 2; i >= 0 && i < len(title) && x < right-1 {
+			top = rune(title[i])
+		}
+		v.out.SetCell(x, 0, top, style)
 		v.out.SetCell(x, bottom, '─', style)
 	}
 	for y := 1; y < bottom; y++ {
@@ -191,13 +199,16 @@ func (v *view) border() {
 	v.out.SetCell(right, 0, '┐', style)
 	v.out.SetCell(0, bottom, '└', style)
 	v.out.SetCell(right, bottom, '┘', style)
-	v.text(2, 0, title, right-2, style)
-}
-
-// text draws the ASCII string s from column x of row y, at most n cells of it.
-func (v *view) text(x, y int, s string, n int, style tcell.Style) {
-	for i := 0; i < len(s) && i < n; i++ {
-		v.out.SetCell(x+i, y, rune(s[i]), style)
+	// Below and right of the box: nothing but on a window too small for the layout.
+	for y := 0; y < v.height-statusRows; y++ {
+		for x := right + 1; x < v.width; x++ {
+			v.out.SetCell(x, y, ' ', style)
+		}
+	}
+	for y := bottom + 1; y < v.height-statusRows; y++ {
+		for x := range v.width {
+			v.out.SetCell(x, y, ' ', style)
+		}
 	}
 }
 
@@ -235,8 +246,13 @@ func (v *view) statusLine(g *game, r *gameloop.Render) {
 	b = append(b, " balls"...)
 	v.status = b
 	y := v.height - 1
-	for i := 0; i < len(b) && i < v.width; i++ {
-		v.out.SetCell(i, y, rune(b[i]), tcell.StyleDefault.Reverse(true))
+	style := tcell.StyleDefault.Reverse(true)
+	for x := range v.width {
+		r := ' '
+		if x < len(b) {
+			r = rune(b[x])
+		}
+		v.out.SetCell(x, y, r, style)
 	}
 }
 
@@ -254,12 +270,6 @@ type memSurface struct {
 
 func newMemSurface(width, height int) *memSurface {
 	return &memSurface{width: width, height: height, cells: make([]rune, width*height)}
-}
-
-func (m *memSurface) Clear() {
-	for i := range m.cells {
-		m.cells[i] = ' '
-	}
 }
 
 func (m *memSurface) SetCell(x, y int, r rune, _ tcell.Style) {
