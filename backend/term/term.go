@@ -191,6 +191,11 @@ func (w *Window) SwapBuffers() error {
 }
 
 // Clear fills the drawing surface with blanks in the default style.
+//
+// A game that redraws the whole window each frame had better draw every cell, blanks
+// included, than Clear and draw what is not blank: tcell sends a cell to the terminal when it
+// differs from what the cell held before in the frame, so after a Clear every cell that is not
+// blank is sent again, even where nothing changed.
 func (w *Window) Clear() { w.screen.Clear() }
 
 // Fill fills the drawing surface with r in style.

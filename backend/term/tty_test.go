@@ -109,8 +109,10 @@ func BenchmarkFrame(b *testing.B) {
 	frame := 0
 	b.ReportAllocs()
 	for b.Loop() {
+		for i := range 8 {
+			w.SetCell((frame+i*7)%80, i*3, ' ', tcell.StyleDefault)
+		}
 		frame++
-		w.Clear()
 		for i := range 8 {
 			w.SetCell((frame+i*7)%80, i*3, '⠶', style)
 		}
