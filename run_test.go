@@ -94,12 +94,12 @@ func TestRunErrors(t *testing.T) {
 			name: "panic is recovered with its stack",
 			game: &testGame{update: func(u *Update) error {
 				if u.Tick == 4 {
-					var m map[string]int
-					m["x"] = 1 // a real runtime panic
+					var board []int
+					board[u.Tick]++ // a real runtime panic: index out of range
 				}
 				return nil
 			}},
-			wantText: "panic in Update at tick 4: assignment to entry in nil map",
+			wantText: "panic in Update at tick 4: runtime error: index out of range [4] with length 0",
 			panicked: true,
 		},
 	}
