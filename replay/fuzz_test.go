@@ -1,0 +1,207 @@
+package replay_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"testing"
+
+	"github.com/gameloop-go/gameloop"
+	"github.com/gameloop-go/gameloop/replay"
+)
+
+var updateCorpus = flag.Bool("update-corpus", false, "rewrite the seed corpus in testdata/fuzz/FuzzDecode")
+
+// FuzzDecode feeds the decoder arbitrary bytes. It must never panic; it must fail with a
+// *FormatError at an offset within the data; and whatever it decodes must encode, and decode
+// again to the same thing. Small recordings are also replayed.
+//
+// Run it with scripts/test.d/fuzz-replay.sh, or for longer:
+//
+//	go test -run='^$' -fuzz=FuzzDecode -fuzztime=10m ./replay
+func FuzzDecode(f *testing.F) {
+	f.Fuzz(func(t *testing.T, data []byte) {
+		rec, err := replay.Decode(bytes.NewReader(data))
+		if err != nil {
+			var fe *replay.FormatError
+			if !errors.As(err, &fe) {
+				t.Fatalf("error %v is not a *FormatError", err)
+			}
+			if fe.Offset < 0 || fe.Offset > int64(len(data)) {
+				t.Fatalf("error %v: offset outside the %d bytes of data", err, len(data))
+			}
+			if !slices.ContainsFunc([]error{replay.ErrTruncated, replay.ErrCorrupt, replay.ErrVersion, replay.ErrNotRecording},
+				func(kind error) bool { return errors.Is(err, kind) }) {
+				t.Fatalf("error %v is of no known kind", err)
+			}
+			if rec != nil && rec.Complete && errors.Is(err, replay.ErrTruncated) {
+				t.Fatalf("error %v, but the recording is complete", err)
+			}
+		} else if rec == nil || !rec.Complete {
+			t.Fatalf("no error, but recording %+v", rec)
+		}
+		if rec == nil {
+			return
+		}
+		var first, second bytes.Buffer
+		if err := rec.Encode(&first); err != nil {
+			t.Fatalf("a decoded recording does not encode: %v", err)
+		}
+		again, err := replay.Decode(bytes.NewReader(first.Bytes()))
+		if err != nil || !again.Complete {
+			t.Fatalf("a re-encoded recording does not decode: %v", err)
+		}
+		if err := again.Encode(&second); err != nil || !bytes.Equal(first.Bytes(), second.Bytes()) {
+			t.Fatalf("encode, decode, encode changed the recording (%v)", err)
+		}
+		if rec.Ticks <= 500 {
+			res, err := rec.Play(context.Background(), &counter{}, nil)
+			if err != nil || res.Ticks > rec.Ticks || res.Inputs > len(rec.Inputs) {
+				t.Fatalf("replay: %v, %v", res, err)
+			}
+		}
+	})
+}
+
+// counter is a small deterministic game: its state is the input it saw and the ticks it ran.
+type counter struct{ sum uint64 }
+
+func (c *counter) Input(in *gameloop.Input) error {
+	c.sum = c.sum*31 + uint64(in.Kind)<<16 + uint64(in.Key) + in.Tick
+	return nil
+}
+
+func (c *counter) Update(u *gameloop.Update) error {
+	c.sum = c.sum*31 + u.Tick
+	return nil
+}
+
+func (c *counter) Checksum() uint64 { return c.sum }
+
+// seedCorpus returns the seeds of FuzzDecode by name: good recordings, and ones truncated,
+// bit-flipped, with oversized lengths, of other versions, or with unknown kinds.
+func seedCorpus(t testing.TB) map[string][]byte {
+	t.Helper()
+	// A session of the counter game: 120 ticks at 30 Hz, inputs of every kind, a checksum every
+	// third tick, a chunk every 10 ticks.
+	var buf bytes.Buffer
+	r, err := replay.NewRecorder(&buf, 30, &replay.RecordOptions{Name: "counter", Meta: []byte("seed=1"), ChecksumEvery: 3, FlushEvery: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	game := &counter{}
+	for tick := uint64(1); tick <= 120; tick++ {
+		if tick%7 == 0 {
+			for k := range int(tick % 3) {
+				in := gameloop.Input{Kind: gameloop.InputKind(1 + (int(tick)+k)%int(gameloop.Close)),
+					Key: gameloop.Key(tick), Rune: rune(tick), X: float64(tick) / 3, Y: -1, Width: int(tick), Height: 2,
+					Focused: tick%2 == 0, Repeat: tick%3 == 0, Mods: gameloop.ModShift, Button: gameloop.MouseRight, Tick: tick}
+				if err := r.Input(&in); err != nil {
+					t.Fatal(err)
+				}
+				_ = game.Input(&in)
+			}
+		}
+		_ = game.Update(&gameloop.Update{Tick: tick})
+		if err := r.Tick(tick, game.Checksum); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	session := buf.Bytes()
+	chunks := chunkOffsets(session)
+
+	seeds := map[string][]byte{
+		"valid-session": session,
+		"valid-minimal": cat([]byte(preamble), chunk(header60), chunk(end0)),
+		"valid-hand":    cat([]byte(preamble), chunk(header60, press, rec(3, 1, 1, 2, 3, 4, 5, 6, 7, 8), rec(4, 0)), chunk(rec(2, 2, byte(gameloop.Resize), 0x80, 0x03, 0xa0, 0x01, 48), rec(5, 2))),
+		"empty":         {},
+		"bad-magic":     []byte("GIF89a, not a recording"),
+		"wrong-version": cat([]byte(magic), []byte{2, 0}, session[10:]),
+		"magic-only":    []byte(magic),
+
+		"oversized-chunk-length":       cat([]byte(preamble), []byte{0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0}),
+		"oversized-chunk-length-lying": cat([]byte(preamble), binary.LittleEndian.AppendUint32(nil, replay.MaxChunkSize), []byte{0, 0, 0, 0}, header60),
+		"oversized-record-length":      cat([]byte(preamble), chunk(header60, []byte{2, 0xff, 0xff, 0xff, 0xff, 0x0f, 1})),
+		"oversized-record-length-u64":  cat([]byte(preamble), chunk(header60, []byte{2, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01})),
+		"oversized-name-length":        cat([]byte(preamble), chunk(rec(1, 60, 1, 0xff, 0xff, 0xff, 0xff, 0x0f))),
+		"oversized-meta-length":        cat([]byte(preamble), chunk(rec(1, 60, 1, 0, 0xff, 0xff, 0x03))),
+		"oversized-tick-delta":         cat([]byte(preamble), chunk(header60, rec(4, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01), rec(2, 1, 1, 0))),
+		"oversized-end-tick":           cat([]byte(preamble), chunk(header60, rec(5, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01))),
+
+		"unknown-record-kind": cat([]byte(preamble), chunk(header60, rec(0x7f, 1, 2, 3)), chunk(end0)),
+		"unknown-input-kind":  cat([]byte(preamble), chunk(header60, rec(2, 1, 200, 0)), chunk(end0)),
+		"unknown-input-field": cat([]byte(preamble), chunk(header60, rec(2, 1, 1, 0x80, 0x40)), chunk(end0)),
+		"data-after-end":      cat(session, chunk(end0)),
+		"two-headers":         cat([]byte(preamble), chunk(header60, header60), chunk(end0)),
+		"header-not-first":    cat([]byte(preamble), chunk(press, header60), chunk(end0)),
+	}
+	// Cut short: inside the preamble, inside a chunk header, inside a payload, and at a chunk
+	// boundary, as a crash leaves it.
+	for i, n := range []int{5, chunks[1] + 3, chunks[1] + 8 + 5, chunks[len(chunks)/2], len(session) - 1} {
+		seeds["truncated-"+strconv.Itoa(i)] = session[:n]
+	}
+	// Bit flips: in the version, a chunk length, a CRC, a record kind, a tick, a checksum.
+	for i, at := range []int{8, chunks[1], chunks[1] + 5, chunks[1] + 8, chunks[2] + 10, len(session) - 4} {
+		flipped := bytes.Clone(session)
+		flipped[at] ^= 1 << (i % 8)
+		seeds["bitflip-"+strconv.Itoa(i)] = flipped
+	}
+	return seeds
+}
+
+// chunkOffsets returns where each chunk of a well-formed recording starts.
+func chunkOffsets(data []byte) []int {
+	var offsets []int
+	for at := 10; at+8 <= len(data); at += 8 + int(binary.LittleEndian.Uint32(data[at:])) {
+		offsets = append(offsets, at)
+	}
+	return offsets
+}
+
+// TestSeedCorpus checks that the seed corpus checked in is the one seedCorpus makes; run with
+// -update-corpus to rewrite it.
+func TestSeedCorpus(t *testing.T) {
+	dir := filepath.Join("testdata", "fuzz", "FuzzDecode")
+	seeds := seedCorpus(t)
+	if *updateCorpus {
+		if err := os.RemoveAll(dir); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, data := range seeds {
+		file := "go test fuzz v1\n[]byte(" + strconv.Quote(string(data)) + ")\n"
+		path := filepath.Join(dir, name)
+		if *updateCorpus {
+			if err := os.WriteFile(path, []byte(file), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		got, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatalf("%v (run go test -run TestSeedCorpus -update-corpus ./replay)", err)
+		}
+		if string(got) != file {
+			t.Errorf("%s differs from the seed seedCorpus makes (run go test -run TestSeedCorpus -update-corpus ./replay)", path)
+		}
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != len(seeds) {
+		t.Errorf("%d files in %s, want the %d seeds", len(entries), dir, len(seeds))
+	}
+}
