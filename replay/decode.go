@@ -44,6 +44,8 @@ type Recording struct {
 	// Complete reports whether the recording ends with its end record, as Recorder.Close
 	// writes it; a recording cut short by a crash does not.
 	Complete bool
+
+	cut error // why Decode found the recording incomplete
 }
 
 // Decode reads a whole recording from r.
@@ -61,6 +63,7 @@ func Decode(r io.Reader) (*Recording, error) {
 	d := decoder{r: r}
 	err := d.decode()
 	if d.rec != nil && !d.rec.Complete {
+		d.rec.cut = err
 		d.rec.Ticks = d.ran
 		if d.lastInput > 0 {
 			d.rec.Ticks = max(d.rec.Ticks, d.lastInput-1)

@@ -42,8 +42,8 @@ type Result struct {
 	// Mismatch is the first tick whose checksum differed, at which the replay stopped; nil if
 	// none did.
 	Mismatch *Mismatch
-	// Cut is set when the recording was cut short (an error wrapping ErrTruncated): the
-	// replay went as far as its last whole chunk.
+	// Cut is set when the recording was cut short (not Complete): an error wrapping
+	// ErrTruncated that says where. The replay went as far as the recording's last whole chunk.
 	Cut error
 	// Elapsed is the real time the replay took.
 	Elapsed time.Duration
@@ -89,11 +89,7 @@ func Play(ctx context.Context, r io.Reader, g gameloop.Game, opts *PlayOptions) 
 	if rec == nil {
 		return nil, err
 	}
-	res, perr := rec.Play(ctx, g, opts)
-	if res != nil {
-		res.Cut = err
-	}
-	return res, perr
+	return rec.Play(ctx, g, opts)
 }
 
 // Play replays the recording into g: it runs a loop (in bench mode, unless PlayOptions say
@@ -138,6 +134,12 @@ func (rec *Recording) Play(ctx context.Context, g gameloop.Game, opts *PlayOptio
 		return nil, fmt.Errorf("replay: %w", err)
 	}
 	p.res = Result{Recorded: rec.Ticks}
+	if !rec.Complete {
+		p.res.Cut = rec.cut
+		if p.res.Cut == nil {
+			p.res.Cut = fmt.Errorf("replay: %w: the recording has no end record", ErrTruncated)
+		}
+	}
 	if rec.Ticks == 0 {
 		return &p.res, nil
 	}
