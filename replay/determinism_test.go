@@ -174,3 +174,16 @@ func (g *frameCounter) VariableUpdate(*gameloop.VariableUpdate) error {
 func (g *frameCounter) Update(u *gameloop.Update) error { return g.untilTick.Update(u) }
 
 func (g *frameCounter) Checksum() uint64 { return g.bounceGame.Checksum() ^ g.frames }
+
+// TestReplaySystemClock replays on the system's clock, sped up a hundredfold, as a viewer
+// watching a replay would (at normal speed): however the real time falls, every input must
+// come before its tick. Only the outcome is checked, never the time taken.
+func TestReplaySystemClock(t *testing.T) {
+	data, _ := record(t, session{cfg: gameloop.Config{MaxFPS: 144}, ticks: 300, inputs: 100, seed: 12})
+	res, err := replay.Play(t.Context(), bytes.NewReader(data), newBounce(), &replay.PlayOptions{
+		Config: &gameloop.Config{TimeScale: 100, MaxTicksPerFrame: 1000, MaxFrameTime: time.Hour, MaxFPS: 1000},
+	})
+	if err != nil || !res.Matched() {
+		t.Fatalf("%v, %v", res, err)
+	}
+}
