@@ -98,8 +98,8 @@ func Play(ctx context.Context, r io.Reader, g gameloop.Game, opts *PlayOptions) 
 // g's. It stops after the last recorded tick, or at the first checksum that differs
 // (Result.Mismatch). g should be a new game, in the state the recorded one started in.
 //
-// The error is non-nil if the replay could not run: a bad option, a recording with checksums for
-// a game with none, g failing (the error, wrapped with the tick), or ctx ending. A replay that
+// The error is non-nil if the replay could not run: a bad option, a Recording no Recorder could
+// have made (inputs out of order, say), a recording with checksums for a game with none, g failing (the error, wrapped with the tick), or ctx ending. A replay that
 // ran and differed is not an error: see Result.Matched.
 func (rec *Recording) Play(ctx context.Context, g gameloop.Game, opts *PlayOptions) (*Result, error) {
 	var o PlayOptions
@@ -112,6 +112,9 @@ func (rec *Recording) Play(ctx context.Context, g gameloop.Game, opts *PlayOptio
 	}
 	if cfg.Lazy {
 		return nil, errors.New("replay: PlayOptions.Config.Lazy: a lazy loop waits for input to tick, and cannot replay")
+	}
+	if err := rec.check(); err != nil {
+		return nil, err
 	}
 	p := &player{rec: rec, game: g, checksum: o.Checksum}
 	if p.checksum == nil {

@@ -384,3 +384,27 @@ func (w *dyingWriter) Write(b []byte) (int, error) {
 	}
 	return w.f.Write(b)
 }
+
+// TestPlayBadRecording checks that a Recording made by hand that no Recorder could have made is
+// refused, not replayed wrong.
+func TestPlayBadRecording(t *testing.T) {
+	press := func(tick uint64) gameloop.Input {
+		return gameloop.Input{Kind: gameloop.KeyPress, Key: gameloop.KeySpace, Tick: tick}
+	}
+	for name, rec := range map[string]*replay.Recording{
+		"tick rate 0":             {Ticks: 10},
+		"input at tick 0":         {Header: replay.Header{TickRate: 60}, Ticks: 10, Inputs: []gameloop.Input{press(0)}},
+		"inputs out of order":     {Header: replay.Header{TickRate: 60}, Ticks: 10, Inputs: []gameloop.Input{press(5), press(4)}},
+		"input beyond the end":    {Header: replay.Header{TickRate: 60}, Ticks: 10, Inputs: []gameloop.Input{press(12)}},
+		"input of no kind":        {Header: replay.Header{TickRate: 60}, Ticks: 10, Inputs: []gameloop.Input{{Tick: 3}}},
+		"checksums out of order":  {Header: replay.Header{TickRate: 60}, Ticks: 10, Checksums: []replay.Checksum{{Tick: 5}, {Tick: 5}}},
+		"checksum beyond the end": {Header: replay.Header{TickRate: 60}, Ticks: 10, Checksums: []replay.Checksum{{Tick: 11}}},
+	} {
+		if res, err := rec.Play(t.Context(), newBounce(), nil); err == nil {
+			t.Errorf("%s: %v, no error", name, res)
+		}
+		if err := rec.Encode(&bytes.Buffer{}); err == nil {
+			t.Errorf("%s: encoded", name)
+		}
+	}
+}

@@ -57,16 +57,16 @@ type RecordOptions struct {
 // With Loop.Events:
 //
 //	for ev := range loop.Events(ctx) {
+//		var err error
 //		switch ev := ev.(type) {
 //		case *gameloop.Input:
-//			rec.Input(ev)
-//			game.Input(ev)
+//			err = errors.Join(rec.Input(ev), game.Input(ev))
 //		case *gameloop.Update:
-//			game.Update(ev)
-//			rec.Tick(ev.Tick, game.Checksum)
+//			err = errors.Join(game.Update(ev), rec.Tick(ev.Tick, game.Checksum))
 //		}
+//		if err != nil { ... }
 //	}
-//	err := rec.Close()
+//	err := errors.Join(loop.Err(), rec.Close())
 //
 // With Loop.Run, wrap the game instead: loop.Run(ctx, rec.Game(game)).
 //
