@@ -5,8 +5,8 @@
 // from the same input applied before the same ticks, at any frame rate, on any machine. A
 // recording is that input, each with the tick it preceded, and the game's checksum (see
 // Checksummer) after every tick or every few. Replaying it runs a loop in bench mode, which
-// never waits: ten minutes of play at 60 ticks per second replay in well under a tenth of a second,
-// and the first tick whose checksum differs is reported.
+// never waits: ten minutes of play at 60 ticks per second replay in well under a tenth of a
+// second, and the first tick whose checksum differs is reported.
 //
 // # Recording
 //

@@ -99,8 +99,10 @@ func Play(ctx context.Context, r io.Reader, g gameloop.Game, opts *PlayOptions) 
 // (Result.Mismatch). g should be a new game, in the state the recorded one started in.
 //
 // The error is non-nil if the replay could not run: a bad option, a Recording no Recorder could
-// have made (inputs out of order, say), a recording with checksums for a game with none, g failing (the error, wrapped with the tick), or ctx ending. A replay that
-// ran and differed is not an error: see Result.Matched.
+// have made (inputs out of order, say), a recording with checksums for a game with none, g
+// failing (the error, wrapped with the tick), or ctx ending. A replay that ran and differed is
+// not an error: see Result.Matched. A recording with a huge tick count (a hostile one, say)
+// replays until ctx ends.
 func (rec *Recording) Play(ctx context.Context, g gameloop.Game, opts *PlayOptions) (*Result, error) {
 	var o PlayOptions
 	if opts != nil {
