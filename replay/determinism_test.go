@@ -180,10 +180,17 @@ func (g *frameCounter) Checksum() uint64 { return g.bounceGame.Checksum() ^ g.fr
 // come before its tick. Only the outcome is checked, never the time taken.
 func TestReplaySystemClock(t *testing.T) {
 	data, _ := record(t, session{cfg: gameloop.Config{MaxFPS: 144}, ticks: 300, inputs: 100, seed: 12})
-	res, err := replay.Play(t.Context(), bytes.NewReader(data), newBounce(), &replay.PlayOptions{
-		Config: &gameloop.Config{TimeScale: 100, MaxTicksPerFrame: 1000, MaxFrameTime: time.Hour, MaxFPS: 1000},
-	})
-	if err != nil || !res.Matched() {
-		t.Fatalf("%v, %v", res, err)
+	for name, cfg := range map[string]gameloop.Config{
+		"headless":        {},
+		"fps1000":         {MaxFPS: 1000},
+		"uncapped-window": {Window: gameloop.NewHeadlessWindow(80, 24)},
+	} {
+		t.Run(name, func(t *testing.T) {
+			cfg.TimeScale, cfg.MaxTicksPerFrame, cfg.MaxFrameTime = 100, 1000, time.Hour
+			res, err := replay.Play(t.Context(), bytes.NewReader(data), newBounce(), &replay.PlayOptions{Config: &cfg})
+			if err != nil || !res.Matched() {
+				t.Fatalf("%v, %v", res, err)
+			}
+		})
 	}
 }

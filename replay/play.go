@@ -16,8 +16,9 @@ type PlayOptions struct {
 	// Config is the loop to replay in. nil means gameloop.Config{Bench: true}: no waiting, so
 	// that ten minutes of play take a fraction of a second. Play sets TickRate to the
 	// recording's, and Window to one that delivers the recorded input; if Config.Window is set,
-	// frames go to it, and its own input is read and dropped (closing it ends the replay).
-	// Lazy cannot be used: a lazy loop waits for input to tick.
+	// frames go to it, and its own input is read and dropped (closing it ends the replay);
+	// if not, on the system clock, with no MaxFPS, a frame is drawn every tick, as in a headless
+	// loop. Lazy cannot be used: a lazy loop waits for input to tick.
 	Config *gameloop.Config
 
 	// Checksum sums up the game's state, to compare with the recorded checksums. nil means the
@@ -133,6 +134,11 @@ func (rec *Recording) Play(ctx context.Context, g gameloop.Game, opts *PlayOptio
 		p.renderer, _ = g.(gameloop.Renderer)
 	}
 	cfg.TickRate = rec.TickRate
+	if _, simulated := cfg.Clock.(*gameloop.ManualClock); cfg.Window == nil && cfg.MaxFPS == 0 && !cfg.Bench && !simulated {
+		// The loop draws a headless loop's frames one a tick, but the replay's window makes
+		// the loop think it has a screen, and with no cap it would draw (and spin) without end.
+		cfg.MaxFPS = rec.TickRate
+	}
 	cfg.Window = &feedWindow{inner: cfg.Window, p: p}
 	loop, err := gameloop.New(cfg)
 	if err != nil {
