@@ -167,15 +167,12 @@ func chunkOffsets(data []byte) []int {
 	return offsets
 }
 
-// TestSeedCorpus checks that the seed corpus checked in is the one seedCorpus makes; run with
-// -update-corpus to rewrite it.
+// TestSeedCorpus checks that the seed corpus checked in holds the seeds seedCorpus makes; run
+// with -update-corpus to write them.
 func TestSeedCorpus(t *testing.T) {
 	dir := filepath.Join("testdata", "fuzz", "FuzzDecode")
 	seeds := seedCorpus(t)
 	if *updateCorpus {
-		if err := os.RemoveAll(dir); err != nil {
-			t.Fatal(err)
-		}
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -197,11 +194,6 @@ func TestSeedCorpus(t *testing.T) {
 			t.Errorf("%s differs from the seed seedCorpus makes (run go test -run TestSeedCorpus -update-corpus ./replay)", path)
 		}
 	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(entries) != len(seeds) {
-		t.Errorf("%d files in %s, want the %d seeds", len(entries), dir, len(seeds))
-	}
+	// Other files may be there: inputs that once failed, which `go test -fuzz` writes there and
+	// which stay as regression tests.
 }
