@@ -134,7 +134,9 @@ func (p *Pacer) wait(deadline time.Duration, wake <-chan struct{}) (start, end t
 	if now >= deadline {
 		return start, now, false
 	}
-	longAt := deadline - p.long.value // where the long sleep (or the coarse wait) ends
+	// Where the long sleep (or the coarse wait) ends, leaving the short sleep room to be short
+	// rather than nothing to do.
+	longAt := deadline - max(p.long.value, p.short.value+minShortRoom)
 	shortAt := deadline - p.short.value
 	if p.precise == nil {
 		// The coarse wait is the only sleep; it learns the long margin.
@@ -173,8 +175,12 @@ func (p *Pacer) wait(deadline time.Duration, wake <-chan struct{}) (start, end t
 	return start, end, woken
 }
 
-// minShortSleep is the shortest short sleep worth its system call.
-const minShortSleep = 5 * time.Microsecond
+// minShortSleep is the shortest short sleep worth its system call; minShortRoom is the least
+// the long sleep leaves it.
+const (
+	minShortSleep = 5 * time.Microsecond
+	minShortRoom  = 50 * time.Microsecond
+)
 
 // spin reads the clock until deadline, watching wake.
 func (p *Pacer) spin(now, deadline time.Duration, wake <-chan struct{}) (time.Duration, bool) {
@@ -194,11 +200,12 @@ func (p *Pacer) spin(now, deadline time.Duration, wake <-chan struct{}) (time.Du
 
 // publish copies the margins where other goroutines can read them.
 func (p *Pacer) publish() {
-	p.longMargin.Store(int64(p.long.value))
 	if p.precise == nil {
+		p.longMargin.Store(int64(p.long.value))
 		p.shortMargin.Store(int64(p.long.value))
 		return
 	}
+	p.longMargin.Store(int64(max(p.long.value, p.short.value+minShortRoom)))
 	p.shortMargin.Store(int64(p.short.value))
 }
 

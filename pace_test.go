@@ -299,3 +299,22 @@ func TestPacerOnTheSystemClockIsNeverEarly(t *testing.T) {
 		t.Errorf("stats %+v, want 50 waits", st)
 	}
 }
+
+func TestPacerLeavesTheShortSleepRoom(t *testing.T) {
+	f := &fakeSleeps{step: 100 * time.Nanosecond}
+	p := newFakePacer(f, true)
+	// Sleeps that wake on time would shrink the long margin to its minimum, at or under the
+	// short one; the long sleep still ends minShortRoom before the short one.
+	for i := range marginWindow {
+		p.WaitUntil(time.Duration(i+1)*16*time.Millisecond, nil)
+	}
+	st := p.Stats()
+	if st.LongMargin != st.Margin+minShortRoom {
+		t.Errorf("margins %v and %v, want the long one %v more", st.LongMargin, st.Margin, minShortRoom)
+	}
+	f.log = nil
+	p.WaitUntil(time.Duration(marginWindow+1)*16*time.Millisecond, nil)
+	if len(f.log) != 3 {
+		t.Errorf("sleeps %q, want all three stages", f.log)
+	}
+}
