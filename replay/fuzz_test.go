@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"flag"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -196,4 +197,76 @@ func TestSeedCorpus(t *testing.T) {
 	}
 	// Other files may be there: inputs that once failed, which `go test -fuzz` writes there and
 	// which stay as regression tests.
+}
+
+// FuzzRecord drives a Recorder with arbitrary calls (ticks, inputs with arbitrary fields,
+// flushes) and checks that the recording decodes to exactly what was recorded, and that every
+// cut of it decodes to a prefix.
+func FuzzRecord(f *testing.F) {
+	f.Add([]byte{0, 1, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 0, 0, 2, 0, 1, 10, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0x80, 0}, uint16(60), uint8(3), uint8(1))
+	f.Add(bytes.Repeat([]byte{0}, 300), uint16(1), uint8(0), uint8(7))
+	f.Fuzz(func(t *testing.T, script []byte, rate uint16, flushEvery, checksumEvery uint8) {
+		tickRate := int(rate)%gameloop.MaxRate + 1
+		var buf bytes.Buffer
+		r, err := replay.NewRecorder(&buf, tickRate, &replay.RecordOptions{FlushEvery: int(flushEvery), ChecksumEvery: int(checksumEvery)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		every := max(uint64(checksumEvery), 1)
+		want := &replay.Recording{Header: replay.Header{TickRate: tickRate, ChecksumEvery: int(every)}, Complete: true}
+		var tick uint64
+		sum := func() uint64 { return tick * 0x9e3779b97f4a7c15 }
+		for len(script) > 0 {
+			op := script[0]
+			script = script[1:]
+			switch op % 3 {
+			case 0:
+				tick++
+				if err := r.Tick(tick, sum); err != nil {
+					t.Fatal(err)
+				}
+				if tick%every == 0 {
+					want.Checksums = append(want.Checksums, replay.Checksum{Tick: tick, Sum: sum()})
+				}
+			case 1:
+				var b [24]byte
+				script = script[copy(b[:], script):]
+				in := gameloop.Input{
+					Kind: gameloop.InputKind(1 + b[0]%byte(gameloop.Close)), Key: gameloop.Key(binary.LittleEndian.Uint16(b[1:])),
+					Repeat: b[3]&1 != 0, Focused: b[3]&2 != 0, Mods: gameloop.Mods(b[4]), Rune: rune(int32(binary.LittleEndian.Uint32(b[5:]))),
+					Button: gameloop.MouseButton(b[9]), X: math.Float64frombits(binary.LittleEndian.Uint64(b[10:])),
+					Width: int(int16(binary.LittleEndian.Uint16(b[18:]))) << (b[20] % 48), Height: int(int8(b[21])), Tick: tick + 1,
+				}
+				if err := r.Input(&in); err != nil {
+					t.Fatal(err)
+				}
+				want.Inputs = append(want.Inputs, in)
+			case 2:
+				if err := r.Flush(); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if err := r.Close(); err != nil {
+			t.Fatal(err)
+		}
+		want.Ticks = tick
+		data := buf.Bytes()
+		got, err := replay.Decode(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !sameRecording(got, want) || got.Ticks != tick || !got.Complete {
+			t.Fatalf("decoded %+v\nrecorded %+v", got, want)
+		}
+		for _, n := range []int{len(data) / 3, len(data) / 2, len(data) - 1} {
+			cut, err := replay.Decode(bytes.NewReader(data[:n]))
+			if !errors.Is(err, replay.ErrTruncated) {
+				t.Fatalf("cut at %d of %d: error %v", n, len(data), err)
+			}
+			if cut != nil && (cut.Ticks > tick || len(cut.Inputs) > len(want.Inputs) || len(cut.Checksums) > len(want.Checksums)) {
+				t.Fatalf("cut at %d of %d: more than the whole", n, len(data))
+			}
+		}
+	})
 }
