@@ -87,6 +87,9 @@ type Recorder struct {
 // NewRecorder starts a recording of a loop running at tickRate ticks per second (Config.TickRate
 // after defaults; Loop.Config().TickRate gives it) and writes its header to w. Close it when the
 // loop ends; it does not close w.
+//
+// Give it the file itself rather than a bufio.Writer: it writes whole chunks, each in one Write,
+// and a buffer would hold back what a crash should leave in the file.
 func NewRecorder(w io.Writer, tickRate int, opts *RecordOptions) (*Recorder, error) {
 	var o RecordOptions
 	if opts != nil {
