@@ -269,12 +269,14 @@ func longSleepBounds() marginBounds {
 
 // shortSleepBounds are the margins of the short precise sleep, which the pacer spins after:
 // 1 ns slack sleeps of ~100 µs wake 30-60 µs late on a virtual machine, a few µs late on
-// bare metal.
+// bare metal. The ceiling bounds the CPU the pacer spends when the machine is overloaded: then
+// sleeps wake milliseconds late, no margin saves the frame, and spinning for one would only
+// take a core from the work that overloads it (250 µs is 6% of a core at 240 Hz).
 func shortSleepBounds() marginBounds {
 	return marginBounds{
 		initial: 120 * time.Microsecond,
 		min:     10 * time.Microsecond,
-		max:     1 * time.Millisecond,
+		max:     250 * time.Microsecond,
 		pad:     10 * time.Microsecond,
 	}
 }

@@ -65,7 +65,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.work, "work", 0, "CPU work to do in each frame (a spin), such as 2ms")
 	fs.BoolVar(&o.json, "json", false, "write the figures as a JSON array instead of a table")
 	fs.StringVar(&o.plot, "plot", "", "draw the distributions of frame-start deviation to this PNG file")
-	names := fs.String("strategies", "", "strategies to run, comma-separated (default all): "+strategyNames())
+	names := fs.String("strategies", "", "strategies to run, comma-separated (default all but pacer and gameloop-input): "+strategyNames())
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: loopbench [flags]\n\nRuns an empty frame (or -work) paced by each strategy and reports its timing and CPU cost.\n\nflags:")
 		fs.PrintDefaults()
@@ -89,11 +89,11 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	if o.work < 0 {
 		return o, fmt.Errorf("-work: %v is negative", o.work)
 	}
-	all := append(strategies(), extraStrategies()...)
 	if *names == "" {
-		o.strategies = all
+		o.strategies = strategies()
 		return o, nil
 	}
+	all := append(strategies(), extraStrategies()...)
 	for _, n := range strings.Split(*names, ",") {
 		n = strings.TrimSpace(n)
 		found := false
