@@ -25,6 +25,13 @@ type Header struct {
 	Meta []byte
 }
 
+// RateChange is a change of the loop's tick rate: from Tick on, the ticks ran at Rate ticks per
+// second, each with a step of 1/Rate seconds.
+type RateChange struct {
+	Tick uint64
+	Rate int
+}
+
 // Checksum is the game's checksum after the update of a tick.
 type Checksum struct {
 	Tick uint64
@@ -36,6 +43,9 @@ type Recording struct {
 	Header
 	// Inputs are the inputs in the order they were delivered, each with the Tick it preceded.
 	Inputs []gameloop.Input
+	// RateChanges are the changes of the tick rate (Loop.SetTickRate) during the recording,
+	// by increasing tick; Header.TickRate is the rate until the first.
+	RateChanges []RateChange
 	// Checksums are the game's checksums, by increasing tick.
 	Checksums []Checksum
 	// Ticks is the number of ticks the recording covers. For a recording cut short it is the
@@ -64,10 +74,7 @@ func Decode(r io.Reader) (*Recording, error) {
 	err := d.decode()
 	if d.rec != nil && !d.rec.Complete {
 		d.rec.cut = err
-		d.rec.Ticks = d.ran
-		if d.lastInput > 0 {
-			d.rec.Ticks = max(d.rec.Ticks, d.lastInput-1)
-		}
+		d.rec.Ticks = max(d.ran, d.minRan)
 	}
 	return d.rec, err
 }
@@ -80,7 +87,9 @@ type decoder struct {
 	rec     *Recording
 
 	ran          uint64 // the last tick a checksum, progress or end record said had run
+	minRan       uint64 // the ticks that must have run, by the inputs and rate changes read
 	lastInput    uint64 // the tick of the last input, 0 before the first
+	lastRate     uint64 // the tick of the last change of tick rate, 0 before the first
 	lastChecksum uint64 // the tick of the last checksum, 0 before the first
 	ended        bool   // the end record has been read
 }
@@ -221,6 +230,8 @@ func (d *decoder) record(payload []byte, pos int, base int64) (int, error) {
 		err = d.checksum(&f)
 	case kindProgress, kindEnd:
 		err = d.progress(&f)
+	case kindRate:
+		err = d.rate(&f)
 	default:
 		return 0, d.errorf(at, ErrCorrupt, "record of %s (%d bytes)", kindName(kind), length)
 	}
@@ -317,6 +328,8 @@ func (d *decoder) input(f *fields) error {
 		return d.errorf(at, ErrCorrupt, "input for tick %d, which has already run", tick)
 	case tick < d.lastInput:
 		return d.errorf(at, ErrCorrupt, "input for tick %d after one for tick %d", tick, d.lastInput)
+	case tick <= d.lastRate:
+		return d.errorf(at, ErrCorrupt, "input for tick %d after the tick rate changed for tick %d", tick, d.lastRate)
 	}
 	in := gameloop.Input{Tick: tick}
 	kindAt := f.at()
@@ -395,7 +408,36 @@ func (d *decoder) input(f *fields) error {
 		in.Height = int(h)
 	}
 	d.lastInput = tick
+	d.minRan = max(d.minRan, tick-1)
 	d.rec.Inputs = append(d.rec.Inputs, in)
+	return nil
+}
+
+func (d *decoder) rate(f *fields) error {
+	at := f.at()
+	tick, err := d.tick(f)
+	if err != nil {
+		return err
+	}
+	switch {
+	case tick == d.ran:
+		return d.errorf(at, ErrCorrupt, "tick rate change for tick %d, which has already run", tick)
+	case tick < d.lastInput:
+		return d.errorf(at, ErrCorrupt, "tick rate change for tick %d after an input for tick %d", tick, d.lastInput)
+	case tick <= d.lastRate:
+		return d.errorf(at, ErrCorrupt, "tick rate change for tick %d after one for tick %d", tick, d.lastRate)
+	}
+	rateAt := f.at()
+	rate, err := f.uvarint("tick rate")
+	if err != nil {
+		return err
+	}
+	if rate == 0 || rate > gameloop.MaxRate {
+		return d.errorf(rateAt, ErrCorrupt, "tick rate %d is not between 1 and %d", rate, gameloop.MaxRate)
+	}
+	d.lastRate = tick
+	d.minRan = max(d.minRan, tick-1)
+	d.rec.RateChanges = append(d.rec.RateChanges, RateChange{Tick: tick, Rate: int(rate)})
 	return nil
 }
 
@@ -430,10 +472,11 @@ func (d *decoder) progress(f *fields) error {
 }
 
 // ranTo records that tick has run, as a checksum, progress or end record says. An input for a
-// tick t is delivered once t-1 has run, so no such record can say less than that.
+// tick t is delivered once t-1 has run, and a change of rate for t seen as t runs, so no such
+// record can say less than t-1.
 func (d *decoder) ranTo(tick uint64, at int64, what string) error {
-	if d.lastInput > 0 && tick < d.lastInput-1 {
-		return d.errorf(at, ErrCorrupt, "%s record says tick %d has run, after an input for tick %d", what, tick, d.lastInput)
+	if tick < d.minRan {
+		return d.errorf(at, ErrCorrupt, "%s record says tick %d has run, after an input or a tick rate change for tick %d", what, tick, d.minRan+1)
 	}
 	d.ran = tick
 	return nil

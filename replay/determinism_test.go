@@ -107,6 +107,50 @@ func TestDeterminismDroppedTicks(t *testing.T) {
 	checkReplays(t, data)
 }
 
+// rateChanger changes the loop's tick rate when Q is pressed, as the bounce demo's [ and ] do.
+type rateChanger struct {
+	gameloop.Game
+	loop  *gameloop.Loop
+	rates []int
+	next  int
+}
+
+func (g *rateChanger) Input(in *gameloop.Input) error {
+	if in.Kind == gameloop.KeyPress && in.Key == gameloop.KeyQ {
+		if err := g.loop.SetTickRate(g.rates[g.next%len(g.rates)]); err != nil {
+			return err
+		}
+		g.next++
+	}
+	return g.Game.(gameloop.InputHandler).Input(in)
+}
+
+func (g *rateChanger) Checksum() uint64 { return g.Game.(replay.Checksummer).Checksum() }
+
+// TestDeterminismTickRateChanges records a session in which the tick rate changes, so that the
+// step of the updates changes: the replay must change it before the same ticks.
+func TestDeterminismTickRateChanges(t *testing.T) {
+	for _, fps := range []int{0, 144} {
+		t.Run(fmt.Sprintf("recorded-fps%d", fps), func(t *testing.T) {
+			data, _ := record(t, session{cfg: gameloop.Config{MaxFPS: fps}, ticks: 1500, inputs: 150, seed: 21,
+				wrap: func(g gameloop.Game, loop *gameloop.Loop) gameloop.Game {
+					return &rateChanger{Game: g, loop: loop, rates: []int{120, 30, 1000, 7, 60}}
+				}})
+			rec := decode(t, data)
+			if len(rec.RateChanges) < 3 {
+				t.Fatalf("%d tick rate changes recorded, want at least 3", len(rec.RateChanges))
+			}
+			checkReplays(t, data)
+			// A replay that does not change the rate differs from the first change on.
+			rec.RateChanges = nil
+			res, err := rec.Play(t.Context(), newBounce(), nil)
+			if err != nil || res.Mismatch == nil {
+				t.Fatalf("replay without the rate changes: %v, %v", res, err)
+			}
+		})
+	}
+}
+
 // TestReplayCatchUp replays into a loop that falls behind, so that passes of the loop run
 // several ticks after polling input once: the input of the later ticks must still arrive
 // before them.

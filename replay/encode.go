@@ -52,6 +52,7 @@ func (e *encoder) payload() int { return len(e.frame) - chunkHeaderSize }
 const (
 	maxTickRecord     = 2 + binary.MaxVarintLen64
 	maxChecksumRecord = maxTickRecord + 8
+	maxRateRecord     = maxTickRecord + binary.MaxVarintLen64
 	maxInputRecord    = 2 + 4*binary.MaxVarintLen64 + 1 + 3 + 1 + 5 + 1 + 16
 )
 
@@ -76,6 +77,16 @@ func (e *encoder) input(in *gameloop.Input, sofar uint64) error {
 	}
 	e.body = appendInput(e.body[:0], in.Tick-e.ran, in)
 	e.frame = appendRecord(e.frame, kindInput, e.body)
+	return nil
+}
+
+// rate appends a tick rate record: from tick on, the loop runs at rate.
+func (e *encoder) rate(tick uint64, rate int) error {
+	if err := e.room(maxRateRecord, tick-1); err != nil {
+		return err
+	}
+	e.body = appendRate(e.body[:0], tick-e.ran, rate)
+	e.frame = appendRecord(e.frame, kindRate, e.body)
 	return nil
 }
 
@@ -149,25 +160,34 @@ func (rec *Recording) Encode(w io.Writer) error {
 	if err := e.start(rec.Header); err != nil {
 		return err
 	}
-	var sofar uint64 // the ticks known to have run at this point of the stream
-	checksums := rec.Checksums
-	for i := range rec.Inputs {
-		in := &rec.Inputs[i]
-		// A checksum taken after tick t comes before the input for tick t+1.
-		for len(checksums) > 0 && checksums[0].Tick < in.Tick {
-			if err := e.checksum(checksums[0].Tick, checksums[0].Sum); err != nil {
-				return err
-			}
-			sofar = checksums[0].Tick
+	// The records in the order a Recorder writes them: for each tick, its inputs, then the
+	// change of tick rate that takes effect with it, then the checksum taken after it.
+	inputs, rates, checksums := rec.Inputs, rec.RateChanges, rec.Checksums
+	const never = math.MaxUint64
+	for len(inputs)+len(rates)+len(checksums) > 0 {
+		inTick, rateTick, sumTick := uint64(never), uint64(never), uint64(never)
+		if len(inputs) > 0 {
+			inTick = inputs[0].Tick
+		}
+		if len(rates) > 0 {
+			rateTick = rates[0].Tick
+		}
+		if len(checksums) > 0 {
+			sumTick = checksums[0].Tick
+		}
+		var err error
+		switch {
+		case inTick <= rateTick && inTick <= sumTick:
+			err = e.input(&inputs[0], inTick-1)
+			inputs = inputs[1:]
+		case rateTick <= sumTick:
+			err = e.rate(rateTick, rates[0].Rate)
+			rates = rates[1:]
+		default:
+			err = e.checksum(sumTick, checksums[0].Sum)
 			checksums = checksums[1:]
 		}
-		sofar = max(sofar, in.Tick-1)
-		if err := e.input(in, sofar); err != nil {
-			return err
-		}
-	}
-	for _, c := range checksums {
-		if err := e.checksum(c.Tick, c.Sum); err != nil {
+		if err != nil {
 			return err
 		}
 	}
@@ -198,6 +218,18 @@ func (rec *Recording) check() error {
 			return fmt.Errorf("replay: input %d is for tick %d, beyond the recording's %d ticks", i, in.Tick, rec.Ticks)
 		}
 		last = in.Tick
+	}
+	last = 0
+	for i, c := range rec.RateChanges {
+		switch {
+		case c.Tick <= last:
+			return fmt.Errorf("replay: tick rate change %d is for tick %d, after one for tick %d", i, c.Tick, last)
+		case c.Tick > rec.Ticks:
+			return fmt.Errorf("replay: tick rate change %d is for tick %d, beyond the recording's %d ticks", i, c.Tick, rec.Ticks)
+		case c.Rate <= 0 || c.Rate > gameloop.MaxRate:
+			return fmt.Errorf("replay: tick rate change %d is to %d, not between 1 and %d", i, c.Rate, gameloop.MaxRate)
+		}
+		last = c.Tick
 	}
 	last = 0
 	for i, c := range rec.Checksums {

@@ -47,10 +47,12 @@ const (
 	kindChecksum byte = 3 // the game's checksum after a tick
 	kindProgress byte = 4 // the number of ticks run so far; closes every chunk but the last
 	kindEnd      byte = 5 // the number of ticks run in all; the last record of a recording
+	kindRate     byte = 6 // the tick rate changed: the ticks from this one on run at a new rate
 )
 
 var kindNames = [...]string{
 	kindHeader: "header", kindInput: "input", kindChecksum: "checksum", kindProgress: "progress", kindEnd: "end",
+	kindRate: "tick rate",
 }
 
 func kindName(k byte) string {
@@ -184,6 +186,12 @@ func appendInput(dst []byte, tickDelta uint64, in *gameloop.Input) []byte {
 func appendChecksum(dst []byte, tickDelta, sum uint64) []byte {
 	dst = binary.AppendUvarint(dst, tickDelta)
 	return binary.LittleEndian.AppendUint64(dst, sum)
+}
+
+// appendRate appends the body of a tick rate record.
+func appendRate(dst []byte, tickDelta uint64, rate int) []byte {
+	dst = binary.AppendUvarint(dst, tickDelta)
+	return binary.AppendUvarint(dst, uint64(rate))
 }
 
 // appendTick appends the body of a progress or end record.

@@ -48,7 +48,7 @@ func cat(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
 func TestDecodeHandWritten(t *testing.T) {
 	data := cat([]byte(preamble),
 		chunk(header60, press, rec(3, 1, 1, 2, 3, 4, 5, 6, 7, 8), rec(4, 0)),
-		chunk(rec(2, 2, byte(gameloop.Resize), 0x80, 0x03, 0xa0, 0x01, 48), rec(5, 2)))
+		chunk(rec(2, 2, byte(gameloop.Resize), 0x80, 0x03, 0xa0, 0x01, 48), rec(6, 2, 120), rec(5, 2)))
 	got, err := replay.Decode(bytes.NewReader(data))
 	if err != nil {
 		t.Fatal(err)
@@ -59,9 +59,10 @@ func TestDecodeHandWritten(t *testing.T) {
 			{Kind: gameloop.KeyPress, Key: gameloop.KeyA, Tick: 1},
 			{Kind: gameloop.Resize, Width: 80, Height: 24, Tick: 3},
 		},
-		Checksums: []replay.Checksum{{Tick: 1, Sum: 0x0807060504030201}},
-		Ticks:     3,
-		Complete:  true,
+		RateChanges: []replay.RateChange{{Tick: 3, Rate: 120}},
+		Checksums:   []replay.Checksum{{Tick: 1, Sum: 0x0807060504030201}},
+		Ticks:       3,
+		Complete:    true,
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got  %+v\nwant %+v", got, want)
@@ -128,7 +129,12 @@ func TestDecodeErrors(t *testing.T) {
 		{"tick overflow", cat([]byte(preamble), chunk(header60, rec(4, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01), rec(4, 1))), replay.ErrCorrupt, second + 14, "overflows"},
 		{"checksum at tick 0", cat([]byte(preamble), chunk(header60, rec(3, 0, 1, 2, 3, 4, 5, 6, 7, 8))), replay.ErrCorrupt, second + 2, "checksum for tick 0"},
 		{"checksum twice", cat([]byte(preamble), chunk(header60, rec(3, 1, 1, 2, 3, 4, 5, 6, 7, 8), rec(3, 0, 1, 2, 3, 4, 5, 6, 7, 8))), replay.ErrCorrupt, second + 13, "checksum for tick 1 after one for tick 1"},
-		{"progress behind input", cat([]byte(preamble), chunk(header60, rec(2, 5, 1, 0), rec(4, 3))), replay.ErrCorrupt, second + 7, "tick 3 has run, after an input for tick 5"},
+		{"rate for a run tick", cat([]byte(preamble), chunk(header60, rec(4, 5), rec(6, 0, 30))), replay.ErrCorrupt, second + 5, "tick rate change for tick 5, which has already run"},
+		{"rate 0", cat([]byte(preamble), chunk(header60, rec(6, 1, 0))), replay.ErrCorrupt, second + 3, "tick rate 0 is not between"},
+		{"rate twice", cat([]byte(preamble), chunk(header60, rec(6, 1, 30), rec(6, 1, 40))), replay.ErrCorrupt, second + 6, "tick rate change for tick 1 after one for tick 1"},
+		{"input after its rate", cat([]byte(preamble), chunk(header60, rec(6, 2, 30), rec(2, 2, 1, 0))), replay.ErrCorrupt, second + 6, "input for tick 2 after the tick rate changed for tick 2"},
+		{"rate behind input", cat([]byte(preamble), chunk(header60, rec(2, 3, 1, 0), rec(6, 2, 30))), replay.ErrCorrupt, second + 7, "tick rate change for tick 2 after an input for tick 3"},
+		{"progress behind input", cat([]byte(preamble), chunk(header60, rec(2, 5, 1, 0), rec(4, 3))), replay.ErrCorrupt, second + 7, "tick 3 has run, after an input or a tick rate change for tick 5"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -193,7 +199,7 @@ func TestRoundTrip(t *testing.T) {
 		// Inputs before every few ticks, several before some.
 		if i%3 != 1 {
 			tick++
-			if err := r.Tick(tick, func() uint64 { return tick * 0x9e3779b97f4a7c15 }); err != nil {
+			if err := r.Tick(&gameloop.Update{Tick: tick}, func() uint64 { return tick * 0x9e3779b97f4a7c15 }); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -202,7 +208,7 @@ func TestRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := r.Tick(tick+1, nil); err != nil {
+	if err := r.Tick(&gameloop.Update{Tick: tick + 1}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := r.Close(); err != nil {

@@ -89,8 +89,8 @@ func (c *counter) Checksum() uint64 { return c.sum }
 // bit-flipped, with oversized lengths, of other versions, or with unknown kinds.
 func seedCorpus(t testing.TB) map[string][]byte {
 	t.Helper()
-	// A session of the counter game: 120 ticks at 30 Hz, inputs of every kind, a checksum every
-	// third tick, a chunk every 10 ticks.
+	// A session of the counter game: 120 ticks at 30 and then 45 Hz, inputs of every kind, a
+	// checksum every third tick, a chunk every 10 ticks.
 	var buf bytes.Buffer
 	r, err := replay.NewRecorder(&buf, 30, &replay.RecordOptions{Name: "counter", Meta: []byte("seed=1"), ChecksumEvery: 3, FlushEvery: 10})
 	if err != nil {
@@ -109,8 +109,13 @@ func seedCorpus(t testing.TB) map[string][]byte {
 				_ = game.Input(&in)
 			}
 		}
-		_ = game.Update(&gameloop.Update{Tick: tick})
-		if err := r.Tick(tick, game.Checksum); err != nil {
+		// The tick rate goes from 30 to 45 at tick 61.
+		u := &gameloop.Update{Tick: tick, Seconds: 1.0 / 30}
+		if tick > 60 {
+			u.Seconds = 1.0 / 45
+		}
+		_ = game.Update(u)
+		if err := r.Tick(u, game.Checksum); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -123,7 +128,8 @@ func seedCorpus(t testing.TB) map[string][]byte {
 	seeds := map[string][]byte{
 		"valid-session": session,
 		"valid-minimal": cat([]byte(preamble), chunk(header60), chunk(end0)),
-		"valid-hand":    cat([]byte(preamble), chunk(header60, press, rec(3, 1, 1, 2, 3, 4, 5, 6, 7, 8), rec(4, 0)), chunk(rec(2, 2, byte(gameloop.Resize), 0x80, 0x03, 0xa0, 0x01, 48), rec(5, 2))),
+		"valid-hand":    cat([]byte(preamble), chunk(header60, press, rec(3, 1, 1, 2, 3, 4, 5, 6, 7, 8), rec(4, 0)), chunk(rec(2, 2, byte(gameloop.Resize), 0x80, 0x03, 0xa0, 0x01, 48), rec(6, 2, 120), rec(5, 2))),
+		"rate-zero":     cat([]byte(preamble), chunk(header60, rec(6, 1, 0)), chunk(end0)),
 		"empty":         {},
 		"bad-magic":     []byte("GIF89a, not a recording"),
 		"wrong-version": cat([]byte(magic), []byte{2, 0}, session[10:]),
@@ -205,8 +211,8 @@ func TestSeedCorpus(t *testing.T) {
 func FuzzRecord(f *testing.F) {
 	f.Add([]byte{0, 1, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 0, 0, 2, 0, 1, 10, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0x80, 0}, uint16(60), uint8(3), uint8(1))
 	f.Add(bytes.Repeat([]byte{0}, 300), uint16(1), uint8(0), uint8(7))
-	f.Fuzz(func(t *testing.T, script []byte, rate uint16, flushEvery, checksumEvery uint8) {
-		tickRate := int(rate)%gameloop.MaxRate + 1
+	f.Fuzz(func(t *testing.T, script []byte, rateSeed uint16, flushEvery, checksumEvery uint8) {
+		tickRate := int(rateSeed)%gameloop.MaxRate + 1
 		var buf bytes.Buffer
 		r, err := replay.NewRecorder(&buf, tickRate, &replay.RecordOptions{FlushEvery: int(flushEvery), ChecksumEvery: int(checksumEvery)})
 		if err != nil {
@@ -216,14 +222,19 @@ func FuzzRecord(f *testing.F) {
 		want := &replay.Recording{Header: replay.Header{TickRate: tickRate, ChecksumEvery: int(every)}, Complete: true}
 		var tick uint64
 		sum := func() uint64 { return tick * 0x9e3779b97f4a7c15 }
+		rate, recordedRate := tickRate, tickRate
 		for len(script) > 0 {
 			op := script[0]
 			script = script[1:]
-			switch op % 3 {
+			switch op % 4 {
 			case 0:
 				tick++
-				if err := r.Tick(tick, sum); err != nil {
+				if err := r.Tick(&gameloop.Update{Tick: tick, Seconds: 1 / float64(rate)}, sum); err != nil {
 					t.Fatal(err)
+				}
+				if rate != recordedRate {
+					want.RateChanges = append(want.RateChanges, replay.RateChange{Tick: tick, Rate: rate})
+					recordedRate = rate
 				}
 				if tick%every == 0 {
 					want.Checksums = append(want.Checksums, replay.Checksum{Tick: tick, Sum: sum()})
@@ -245,6 +256,12 @@ func FuzzRecord(f *testing.F) {
 				if err := r.Flush(); err != nil {
 					t.Fatal(err)
 				}
+			case 3:
+				// Loop.SetTickRate: the next ticks' step changes.
+				var b [3]byte
+				script = script[copy(b[:], script):]
+				rate = int(b[0]) | int(b[1])<<8 | int(b[2]%16)<<16
+				rate = rate%gameloop.MaxRate + 1
 			}
 		}
 		if err := r.Close(); err != nil {
@@ -256,7 +273,7 @@ func FuzzRecord(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !sameRecording(got, want) || got.Ticks != tick || !got.Complete {
+		if !sameRecording(got, want) || got.Ticks != tick || !got.Complete || len(got.RateChanges) != len(want.RateChanges) {
 			t.Fatalf("decoded %+v\nrecorded %+v", got, want)
 		}
 		for _, n := range []int{len(data) / 3, len(data) / 2, len(data) - 1} {

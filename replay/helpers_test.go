@@ -125,6 +125,8 @@ type session struct {
 	// stall, if set, is how far the clock jumps during the update of a tick, to make the loop
 	// fall behind and drop ticks.
 	stall func(tick uint64) time.Duration
+	// wrap, if set, wraps the game played, which may control the loop.
+	wrap func(g gameloop.Game, loop *gameloop.Loop) gameloop.Game
 }
 
 // stallGame advances the manual clock inside updates, as a slow update takes real time.
@@ -165,6 +167,9 @@ func record(t testing.TB, s session) ([]byte, gameloop.Stats) {
 	var game gameloop.Game = untilTick{newBounce(), s.ticks}
 	if s.stall != nil {
 		game = stallGame{untilTick{newBounce(), s.ticks}, clock, s.stall}
+	}
+	if s.wrap != nil {
+		game = s.wrap(game, loop)
 	}
 	if err := loop.Run(context.Background(), rec.Game(game)); err != nil {
 		t.Fatal(err)

@@ -94,9 +94,9 @@ func Play(ctx context.Context, r io.Reader, g gameloop.Game, opts *PlayOptions) 
 }
 
 // Play replays the recording into g: it runs a loop (in bench mode, unless PlayOptions say
-// otherwise) at the recording's tick rate, delivers each recorded input just before the tick it
-// preceded when it was recorded, and after each tick with a recorded checksum compares it with
-// g's. It stops after the last recorded tick, or at the first checksum that differs
+// otherwise) at the recording's tick rate, changing it where the recording did, delivers each
+// recorded input just before the tick it preceded when it was recorded, and after each tick with
+// a recorded checksum compares it with g's. It stops after the last recorded tick, or at the first checksum that differs
 // (Result.Mismatch). g should be a new game, in the state the recorded one started in.
 //
 // The error is non-nil if the replay could not run: a bad option, a Recording no Recorder could
@@ -134,6 +134,11 @@ func (rec *Recording) Play(ctx context.Context, g gameloop.Game, opts *PlayOptio
 		p.renderer, _ = g.(gameloop.Renderer)
 	}
 	cfg.TickRate = rec.TickRate
+	if len(rec.RateChanges) > 0 && rec.RateChanges[0].Tick == 1 {
+		cfg.TickRate = rec.RateChanges[0].Rate
+		p.nextRate++
+	}
+	p.rate = cfg.TickRate
 	if _, simulated := cfg.Clock.(*gameloop.ManualClock); cfg.Window == nil && cfg.MaxFPS == 0 && !cfg.Bench && !simulated {
 		// The loop draws a headless loop's frames one a tick, but the replay's window makes
 		// the loop think it has a screen, and with no cap it would draw (and spin) without end.
@@ -144,6 +149,7 @@ func (rec *Recording) Play(ctx context.Context, g gameloop.Game, opts *PlayOptio
 	if err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
+	p.loop = loop
 	p.res = Result{Recorded: rec.Ticks}
 	if !rec.Complete {
 		p.res.Cut = rec.cut
@@ -173,8 +179,11 @@ type player struct {
 	variable gameloop.VariableUpdater
 	renderer gameloop.Renderer
 
+	loop      *gameloop.Loop
 	next      int    // the next of rec.Inputs to deliver
+	nextRate  int    // the next of rec.RateChanges to make
 	nextCheck int    // the next of rec.Checksums to compare
+	rate      int    // the tick rate of the next tick
 	lastTick  uint64 // the last tick replayed
 	res       Result
 }
@@ -219,6 +228,10 @@ func (p *player) Update(u *gameloop.Update) error {
 			return err
 		}
 	}
+	if u.Seconds != 1/float64(p.rate) {
+		return fmt.Errorf("replay: tick %d has a step of %v; the recording's rate of %d ticks per second makes it %v",
+			u.Tick, u.DT, p.rate, time.Second/time.Duration(p.rate))
+	}
 	// A game may end itself with ErrStop: the tick ran all the same, and is checked.
 	err := p.game.Update(u)
 	if err != nil && !errors.Is(err, gameloop.ErrStop) {
@@ -236,6 +249,14 @@ func (p *player) Update(u *gameloop.Update) error {
 	}
 	if u.Tick >= p.rec.Ticks {
 		return gameloop.ErrStop
+	}
+	if rc := p.rec.RateChanges; p.nextRate < len(rc) && rc[p.nextRate].Tick == u.Tick+1 {
+		// The loop changes the rate before its next update.
+		if err := p.loop.SetTickRate(rc[p.nextRate].Rate); err != nil {
+			return err
+		}
+		p.rate = rc[p.nextRate].Rate
+		p.nextRate++
 	}
 	return err
 }

@@ -36,7 +36,7 @@ func TestRecordWithEvents(t *testing.T) {
 				t.Fatal(err)
 			}
 		case *gameloop.Update:
-			if err := errors.Join(game.Update(ev), rec.Tick(ev.Tick, game.Checksum)); err != nil {
+			if err := errors.Join(game.Update(ev), rec.Tick(ev, game.Checksum)); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -72,23 +72,23 @@ func TestRecorderMisuse(t *testing.T) {
 		{"input without its tick", func(r *replay.Recorder) error { return r.Input(press(0)) }, "the last tick recorded was 0"},
 		{"input ahead", func(r *replay.Recorder) error { return r.Input(press(2)) }, "comes before tick 2"},
 		{"input behind", func(r *replay.Recorder) error {
-			_ = r.Tick(1, nil)
+			_ = r.Tick(&gameloop.Update{Tick: 1}, nil)
 			return r.Input(press(1))
 		}, "comes before tick 1, but the last tick recorded was 1"},
 		{"input of no kind", func(r *replay.Recorder) error { return r.Input(&gameloop.Input{Tick: 1}) }, "input kind 0"},
-		{"tick skipped", func(r *replay.Recorder) error { return r.Tick(2, nil) }, "Tick(2) after tick 0"},
+		{"tick skipped", func(r *replay.Recorder) error { return r.Tick(&gameloop.Update{Tick: 2}, nil) }, "Tick(2) after tick 0"},
 		{"tick repeated", func(r *replay.Recorder) error {
-			_ = r.Tick(1, nil)
-			return r.Tick(1, nil)
+			_ = r.Tick(&gameloop.Update{Tick: 1}, nil)
+			return r.Tick(&gameloop.Update{Tick: 1}, nil)
 		}, "Tick(1) after tick 1"},
 		{"checksum of another tick", func(r *replay.Recorder) error { return r.Checksum(3, 0) }, "checksum for tick 3"},
 		{"used after Close", func(r *replay.Recorder) error {
 			_ = r.Close()
-			return r.Tick(1, nil)
+			return r.Tick(&gameloop.Update{Tick: 1}, nil)
 		}, "after Close"},
 		{"the first error stays", func(r *replay.Recorder) error {
-			_ = r.Tick(5, nil)
-			return r.Tick(1, nil)
+			_ = r.Tick(&gameloop.Update{Tick: 5}, nil)
+			return r.Tick(&gameloop.Update{Tick: 1}, nil)
 		}, "Tick(5) after tick 0"},
 	}
 	for _, tt := range tests {
@@ -154,7 +154,7 @@ func TestRecorderWriteError(t *testing.T) {
 	}
 	var tick uint64
 	for tick = 1; tick < 100; tick++ {
-		if err = r.Tick(tick, func() uint64 { return tick }); err != nil {
+		if err = r.Tick(&gameloop.Update{Tick: tick}, func() uint64 { return tick }); err != nil {
 			break
 		}
 	}

@@ -62,7 +62,7 @@ type RecordOptions struct {
 //		case *gameloop.Input:
 //			err = errors.Join(rec.Input(ev), game.Input(ev))
 //		case *gameloop.Update:
-//			err = errors.Join(game.Update(ev), rec.Tick(ev.Tick, game.Checksum))
+//			err = errors.Join(game.Update(ev), rec.Tick(ev, game.Checksum))
 //		}
 //		if err != nil { ... }
 //	}
@@ -79,6 +79,7 @@ type Recorder struct {
 	checksum   func() uint64
 
 	lastTick   uint64 // the last tick recorded by Tick
+	rate       int    // the tick rate of the last tick recorded
 	chunkStart uint64 // lastTick when the chunk being built was begun
 	err        error
 	closed     bool
@@ -118,6 +119,7 @@ func NewRecorder(w io.Writer, tickRate int, opts *RecordOptions) (*Recorder, err
 		every:      uint64(o.ChecksumEvery),
 		flushEvery: uint64(o.FlushEvery),
 		checksum:   o.Checksum,
+		rate:       tickRate,
 	}
 	err := r.enc.start(Header{TickRate: tickRate, ChecksumEvery: o.ChecksumEvery, Name: o.Name, Meta: o.Meta})
 	if err == nil {
@@ -169,15 +171,31 @@ func (r *Recorder) Input(in *gameloop.Input) error {
 	return nil
 }
 
-// Tick records that the update of tick has run: call it after every update, with ticks counting
-// up from 1 as the loop numbers them. After every ChecksumEvery-th tick it calls checksum, if
-// not nil, and records the game's checksum; game.Checksum, a method value, fits.
-func (r *Recorder) Tick(tick uint64, checksum func() uint64) error {
+// Tick records that the update u has run: call it after every update, with the Update the loop
+// delivered. After every ChecksumEvery-th tick it calls checksum, if not nil, and records the
+// game's checksum; game.Checksum, a method value, fits. A change of the tick rate
+// (Loop.SetTickRate) shows in u's step and is recorded, to be replayed; an Update made by hand
+// with no Seconds keeps the rate as it was.
+func (r *Recorder) Tick(u *gameloop.Update, checksum func() uint64) error {
 	if err := r.usable(); err != nil {
 		return err
 	}
+	tick := u.Tick
 	if tick != r.lastTick+1 {
 		return r.fail(fmt.Errorf("replay: Tick(%d) after tick %d: ticks must be recorded from the first, every one", tick, r.lastTick))
+	}
+	if u.Seconds != 0 {
+		// Update.Seconds is exactly 1/TickRate: its inverse rounds back to the rate.
+		rate := math.Round(1 / u.Seconds)
+		if !(rate >= 1 && rate <= gameloop.MaxRate) {
+			return r.fail(fmt.Errorf("replay: %v: a step of %g s is no tick rate", u, u.Seconds))
+		}
+		if int(rate) != r.rate {
+			r.rate = int(rate)
+			if err := r.enc.rate(tick, r.rate); err != nil {
+				return r.fail(err)
+			}
+		}
 	}
 	r.lastTick = tick
 	if checksum != nil && tick%r.every == 0 {
@@ -276,7 +294,7 @@ func (g *recordedGame) Update(u *gameloop.Update) error {
 	err := g.game.Update(u)
 	// The tick ran even if the update failed or stopped the game: record it, so that a replay
 	// of a game that ends itself with ErrStop runs as far as the game did.
-	if rerr := g.rec.Tick(u.Tick, g.checksum); rerr != nil {
+	if rerr := g.rec.Tick(u, g.checksum); rerr != nil {
 		if err == nil || errors.Is(err, gameloop.ErrStop) {
 			// Run would take ErrStop for a normal end and drop the recording's error.
 			return rerr
