@@ -87,7 +87,7 @@ type decoder struct {
 	rec     *Recording
 
 	ran          uint64 // the last tick a checksum, progress or end record said had run
-	minRan       uint64 // the ticks that must have run, by the inputs and rate changes read
+	minRan       uint64 // the last tick that must have run, by the inputs and rate changes read
 	lastInput    uint64 // the tick of the last input, 0 before the first
 	lastRate     uint64 // the tick of the last change of tick rate, 0 before the first
 	lastChecksum uint64 // the tick of the last checksum, 0 before the first
@@ -436,7 +436,7 @@ func (d *decoder) rate(f *fields) error {
 		return d.errorf(rateAt, ErrCorrupt, "tick rate %d is not between 1 and %d", rate, gameloop.MaxRate)
 	}
 	d.lastRate = tick
-	d.minRan = max(d.minRan, tick-1)
+	d.minRan = max(d.minRan, tick) // the change is seen in the step of the tick, as it runs
 	d.rec.RateChanges = append(d.rec.RateChanges, RateChange{Tick: tick, Rate: int(rate)})
 	return nil
 }
@@ -472,11 +472,11 @@ func (d *decoder) progress(f *fields) error {
 }
 
 // ranTo records that tick has run, as a checksum, progress or end record says. An input for a
-// tick t is delivered once t-1 has run, and a change of rate for t seen as t runs, so no such
-// record can say less than t-1.
+// tick t is delivered once t-1 has run, and a change of rate for t is seen as t runs, so no such
+// record can say less than that.
 func (d *decoder) ranTo(tick uint64, at int64, what string) error {
 	if tick < d.minRan {
-		return d.errorf(at, ErrCorrupt, "%s record says tick %d has run, after an input or a tick rate change for tick %d", what, tick, d.minRan+1)
+		return d.errorf(at, ErrCorrupt, "%s record says tick %d has run, but an input or a tick rate change says tick %d has", what, tick, d.minRan)
 	}
 	d.ran = tick
 	return nil

@@ -134,7 +134,8 @@ func TestDecodeErrors(t *testing.T) {
 		{"rate twice", cat([]byte(preamble), chunk(header60, rec(6, 1, 30), rec(6, 1, 40))), replay.ErrCorrupt, second + 6, "tick rate change for tick 1 after one for tick 1"},
 		{"input after its rate", cat([]byte(preamble), chunk(header60, rec(6, 2, 30), rec(2, 2, 1, 0))), replay.ErrCorrupt, second + 6, "input for tick 2 after the tick rate changed for tick 2"},
 		{"rate behind input", cat([]byte(preamble), chunk(header60, rec(2, 3, 1, 0), rec(6, 2, 30))), replay.ErrCorrupt, second + 7, "tick rate change for tick 2 after an input for tick 3"},
-		{"progress behind input", cat([]byte(preamble), chunk(header60, rec(2, 5, 1, 0), rec(4, 3))), replay.ErrCorrupt, second + 7, "tick 3 has run, after an input or a tick rate change for tick 5"},
+		{"end before its rate", cat([]byte(preamble), chunk(header60, rec(6, 3, 30), rec(5, 2))), replay.ErrCorrupt, second + 6, "end record says tick 2 has run, but an input or a tick rate change says tick 3 has"},
+		{"progress behind input", cat([]byte(preamble), chunk(header60, rec(2, 5, 1, 0), rec(4, 3))), replay.ErrCorrupt, second + 7, "tick 3 has run, but an input or a tick rate change says tick 4 has"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
