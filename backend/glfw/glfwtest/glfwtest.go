@@ -25,6 +25,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -62,7 +63,17 @@ func Main(m *testing.M) {
 	}
 
 	done := make(chan int)
-	go func() { done <- m.Run() }()
+	go func() {
+		code := m.Run()
+		select {
+		case done <- code:
+		case <-time.After(30 * time.Second):
+			// A test left a function running on the main thread (a game whose window it could
+			// not close): nothing else will end it.
+			fmt.Fprintln(os.Stderr, "glfwtest: the main thread is still busy 30s after the tests ended; exiting")
+			os.Exit(max(code, 1))
+		}
+	}()
 	var code int
 serve:
 	for {
@@ -190,16 +201,34 @@ func Xdotool(t testing.TB, args ...string) string {
 // FindWindow waits for a mapped window whose title is exactly title and returns its X id.
 func FindWindow(t testing.TB, title string) string {
 	t.Helper()
+	return FindWindowMatching(t, "^"+regexp.QuoteMeta(title)+"$")
+}
+
+// FindWindowMatching waits for a mapped window whose title matches the regular expression
+// pattern and returns its X id.
+func FindWindowMatching(t testing.TB, pattern string) string {
+	t.Helper()
 	var id string
-	Eventually(t, 20*time.Second, "a window titled "+title, func() bool {
-		out, err := exec.Command("xdotool", "search", "--onlyvisible", "--name", "^"+title+"$").Output()
-		if ids := strings.Fields(string(out)); err == nil && len(ids) > 0 {
-			id = ids[0]
-			return true
-		}
-		return false
+	Eventually(t, 20*time.Second, "a window titled "+pattern, func() bool {
+		var err error
+		id, err = Search(pattern)
+		return err == nil
 	})
 	return id
+}
+
+// Search returns the X id of the first visible window whose title matches the regular
+// expression pattern, or an error if there is none.
+func Search(pattern string) (string, error) {
+	out, err := exec.Command("xdotool", "search", "--onlyvisible", "--name", pattern).Output()
+	if err != nil {
+		return "", fmt.Errorf("xdotool search %q: %w", pattern, err)
+	}
+	ids := strings.Fields(string(out))
+	if len(ids) == 0 {
+		return "", fmt.Errorf("no window titled %q", pattern)
+	}
+	return ids[0], nil
 }
 
 // HoldKey presses key in the window with the X id given, holds it until cond is true (polled up
