@@ -15,7 +15,8 @@ import (
 
 // Header is what a recording says about itself.
 type Header struct {
-	// TickRate is the loop's ticks per second when the recording was made; a replay runs at it.
+	// TickRate is the loop's ticks per second when the recording began; a replay starts at it
+	// (and changes it as Recording.RateChanges say).
 	TickRate int
 	// ChecksumEvery is how many ticks apart the recorder took checksums (RecordOptions).
 	ChecksumEvery int
