@@ -3,6 +3,7 @@ package replay_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"log"
 
@@ -116,4 +117,51 @@ func ExampleRecording_Play_mismatch() {
 	fmt.Printf("tick %d: recorded %#x, replayed %#x\n", res.Mismatch.Tick, res.Mismatch.Recorded, res.Mismatch.Replayed)
 	// Output:
 	// tick 6: recorded 0x63, replayed 0x200000001
+}
+
+// Record with Loop.Events: each input the loop delivers, and each tick after the game's update.
+func ExampleRecorder_Tick() {
+	win := gameloop.NewHeadlessWindow(640, 480)
+	loop, err := gameloop.New(gameloop.Config{Bench: true, Window: win})
+	if err != nil {
+		log.Fatal(err)
+	}
+	var file bytes.Buffer
+	rec, err := replay.NewRecorder(&file, loop.Config().TickRate, &replay.RecordOptions{ChecksumEvery: 30})
+	if err != nil {
+		log.Fatal(err)
+	}
+	game := &ship{}
+	win.Push(gameloop.Input{Kind: gameloop.KeyPress, Key: gameloop.KeyLeft})
+	for ev := range loop.Events(context.Background()) {
+		switch ev := ev.(type) {
+		case *gameloop.Input:
+			err = errors.Join(rec.Input(ev), game.Input(ev))
+		case *gameloop.Update:
+			err = errors.Join(game.Update(ev), rec.Tick(ev, game.Checksum))
+		}
+		if err != nil {
+			log.Fatal(err)
+		}
+		if rec.Ticks() == 90 {
+			break
+		}
+	}
+	if err := errors.Join(loop.Err(), rec.Close()); err != nil {
+		log.Fatal(err)
+	}
+
+	recording, err := replay.Decode(&file)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(recording.Ticks, "ticks; checksums after ticks", recording.Checksums[0].Tick, recording.Checksums[1].Tick, recording.Checksums[2].Tick)
+	res, err := recording.Play(context.Background(), &ship{}, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("matched:", res.Matched())
+	// Output:
+	// 90 ticks; checksums after ticks 30 60 90
+	// matched: true
 }
