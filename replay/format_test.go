@@ -7,9 +7,11 @@ import (
 	"hash/crc32"
 	"io"
 	"math"
+	"os"
 	"reflect"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -336,5 +338,39 @@ func TestFormatCoversInput(t *testing.T) {
 	}
 	if s := (gameloop.Close + 1).String(); s != "InputKind(11)" {
 		t.Errorf("gameloop has an input kind after Close, %s, that the format does not store", s)
+	}
+}
+
+// TestFormatExample decodes the example in FORMAT.md, byte for byte.
+func TestFormatExample(t *testing.T) {
+	const example = `
+89 47 4C 52 50 0D 0A 1A 01 00
+09 00 00 00 09 8B B5 CF 01 04 3C 01 00 00 04 01 00
+14 00 00 00 33 2B 0B C0 02 04 01 01 01 17 03 09 01 88 77 66 55 44 33 22 11 05 01 00`
+	var data []byte
+	for _, h := range strings.Fields(example) {
+		b, err := strconv.ParseUint(h, 16, 8)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data = append(data, byte(b))
+	}
+	spec, err := os.ReadFile("FORMAT.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(spec), strings.TrimSpace(example)) {
+		t.Fatal("FORMAT.md does not hold the example")
+	}
+	got := decode(t, data)
+	want := &replay.Recording{
+		Header:    replay.Header{TickRate: 60, ChecksumEvery: 1},
+		Inputs:    []gameloop.Input{{Kind: gameloop.KeyPress, Key: gameloop.KeyA, Tick: 1}},
+		Checksums: []replay.Checksum{{Tick: 1, Sum: 0x1122334455667788}},
+		Ticks:     1,
+		Complete:  true,
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got  %+v\nwant %+v", got, want)
 	}
 }
