@@ -5,6 +5,7 @@ package gameloop
 import (
 	"runtime"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -25,6 +26,16 @@ const preciseLead = 2 * time.Millisecond
 // thread (GLFW) stays locked. The timer slack is set on every sleep because the goroutine may be
 // on another thread each time; a prctl costs well under a microsecond. A thread left with 1 ns
 // of slack only wakes more precisely.
+//
+// The system calls are raw: they do not tell the Go scheduler that the thread may block. A
+// sleep here is short (at most the pacer's lead and margins, a few ms), and the goroutine keeps
+// its P through it, as a spinning one would. Told of a blocking call, the scheduler wakes its
+// monitor thread (sysmon), which then polls every 20 µs for a millisecond and more to see
+// whether the call has blocked long enough to hand its P to another thread: on a virtual
+// machine those wake-ups cost the process more CPU than all of its pacing, several % of a core
+// at 240 Hz. A raw sleep holds up nothing: a stop-the-world of the garbage collector preempts
+// the thread with a signal, which ends clock_nanosleep with EINTR; the goroutine is preempted
+// on its way back into the sleep, and the absolute deadline makes the sleep after it exact.
 func newPreciseSleep(now func() time.Duration) (func(target time.Duration), time.Duration) {
 	s := &monoSleeper{now: now}
 	return s.sleepUntil, preciseLead
@@ -40,22 +51,24 @@ func (s *monoSleeper) sleepUntil(target time.Duration) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	// Errors are ignored on purpose: without the prctl the sleep is 50 µs less precise, which
-	// the margin learns; a failing clock_nanosleep returns early and the pacer spins.
-	_ = unix.Prctl(unix.PR_SET_TIMERSLACK, 1, 0, 0, 0)
+	// the margins learn; a failing clock_nanosleep returns early and the pacer spins.
+	unix.RawSyscall6(unix.SYS_PRCTL, unix.PR_SET_TIMERSLACK, 1, 0, 0, 0, 0)
 
-	// Map target from now's time base to CLOCK_MONOTONIC's, each wait anew, so that now may be
+	// Map target from now's time base to CLOCK_MONOTONIC's, each sleep anew, so that now may be
 	// any monotonic clock (Go's monotonic time is CLOCK_MONOTONIC on Linux, but with another
 	// origin). The mid-point of two reads of now bounds the mapping's error by their spacing.
 	before := s.now()
-	if unix.ClockGettime(unix.CLOCK_MONOTONIC, &s.mono) != nil {
+	if _, _, errno := unix.RawSyscall(unix.SYS_CLOCK_GETTIME, unix.CLOCK_MONOTONIC, uintptr(unsafe.Pointer(&s.mono)), 0); errno != 0 {
 		return
 	}
 	after := s.now()
 	offset := time.Duration(s.mono.Nano()) - (before + (after-before)/2)
 	s.req = unix.NsecToTimespec(int64(target + offset))
 	for {
-		err := unix.ClockNanosleep(unix.CLOCK_MONOTONIC, unix.TIMER_ABSTIME, &s.req, nil)
-		if err != unix.EINTR {
+		// clock_nanosleep returns its error number rather than setting errno.
+		r, _, _ := unix.RawSyscall6(unix.SYS_CLOCK_NANOSLEEP, unix.CLOCK_MONOTONIC, unix.TIMER_ABSTIME,
+			uintptr(unsafe.Pointer(&s.req)), 0, 0, 0)
+		if unix.Errno(r) != unix.EINTR {
 			// A signal (the Go runtime's preemption) interrupts the sleep; the deadline is
 			// absolute, so sleeping again loses nothing.
 			return
