@@ -8,11 +8,16 @@
 //
 //	func TestWindow(t *testing.T) {
 //		glfwtest.RequireDisplay(t)
-//		done := make(chan error, 1)
-//		go func() { done <- glfwtest.Do(func() error { ...open a window, run a loop... }) }()
+//		probe := glfwtest.NewProbe() // the game calls probe.Serve() at the end of Render
+//		game := glfwtest.Start(t, func() error { ...open a window, run a loop... }, stop)
 //		id := glfwtest.FindWindow(t, "title")
-//		glfwtest.Xdotool(t, "keydown", "--window", id, "Up")
-//		...
+//		glfwtest.HoldKey(t, id, "Up", 10*time.Second, "the colour to rise", func() bool {
+//			var ok bool
+//			probe.Run(t, time.Second, func() { ok = ...read the frame back... })
+//			return ok
+//		})
+//		glfwtest.RequestClose(t, id)
+//		if err := game.Wait(t, 10*time.Second); err != nil { ... }
 //	}
 //
 // When no X server can be reached, RequireDisplay skips the test, unless the environment has
