@@ -11,7 +11,10 @@ import (
 //	coarse wait ─────────▶ long sleep ─────────▶ short sleep ──────▶ spin ──▶ deadline
 //	Go timer, can be       clock_nanosleep        clock_nanosleep      reading the clock
 //	woken; ms resolution   (absolute, 1 ns slack)  (the same)
-//	ends Lead before ──────▶ ends LongMargin before ──▶ ends Margin before the deadline
+//	ends 2 ms before ──────▶ ends LongMargin before ──▶ ends Margin before the deadline
+//
+// (The coarse wait is left out of waits shorter than 4 ms, such as those at 240 Hz: each sleep
+// costs CPU, tens of µs on a virtual machine, and a wake-up can wait that long.)
 //
 // Go's timers wake up to about a millisecond late on Linux (the runtime waits for them in
 // epoll_wait, whose timeout is in milliseconds: golang/go#44343), so they only take the wait to
@@ -102,8 +105,8 @@ func newPacer(now func() time.Duration, coarse func(time.Duration, <-chan struct
 
 // WaitUntil returns once now() >= deadline, or as soon as a value can be received from wake
 // (which it then consumes). A deadline that has passed returns at once; a deadline of
-// math.MaxInt64 never comes, and only wake ends the wait. A wake-up during the precise sleeps,
-// the last Lead()+LongMargin before the deadline, is seen when they end.
+// math.MaxInt64 never comes, and only wake ends the wait. On Linux, a wake-up during the
+// precise sleeps, at most the last 4 ms before the deadline, is seen when they end.
 func (p *Pacer) WaitUntil(deadline time.Duration, wake <-chan struct{}) {
 	p.waits.Add(1)
 	start, end, woken := p.wait(deadline, wake)
@@ -152,8 +155,10 @@ func (p *Pacer) wait(deadline time.Duration, wake <-chan struct{}) (start, end t
 		return start, end, woken
 	}
 
-	if d := longAt - p.lead - now; d > 0 {
-		if p.coarse(d, wake) {
+	// The coarse wait only if the wait is long: every sleep costs CPU (tens of µs of it on a
+	// virtual machine), and a wake-up can wait the few ms of a precise sleep.
+	if longAt-now > 2*p.lead {
+		if p.coarse(longAt-p.lead-now, wake) {
 			return start, 0, true
 		}
 		now = p.now()

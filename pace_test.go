@@ -107,6 +107,14 @@ func TestPacerStages(t *testing.T) {
 		},
 		wantLate: 1,
 	}, {
+		name:        "a wait under twice the lead has no coarse wait",
+		start:       deadline - long - 4*time.Millisecond + 10*us,
+		preciseLate: []time.Duration{70 * us, 40 * us},
+		want: []string{
+			fmt.Sprint("precise to ", deadline-long),
+			fmt.Sprint("precise to ", deadline-short),
+		},
+	}, {
 		name:  "inside the long margin: only the short sleep",
 		start: deadline - long + 10*us,
 		want:  []string{fmt.Sprint("precise to ", deadline-short)},
