@@ -131,9 +131,9 @@ func runPiston(rec *recorder) error {
 // ticker is made; a tick that finds the channel full is dropped, so a frame is aimed at the
 // last slot of that grid at or before it.
 func runTicker(rec *recorder) error {
+	epoch := rec.now() // before the ticker starts, so that no tick can seem to come early
 	t := time.NewTicker(rec.period)
 	defer t.Stop()
-	epoch := rec.now()
 	for range t.C {
 		now := rec.now()
 		if !rec.frame(now, epoch+rec.slotAtOrBefore(now-epoch)) {
