@@ -13,8 +13,8 @@ import (
 //	woken; ms resolution   (absolute, 1 ns slack)  (the same)
 //	ends 2 ms before ──────▶ ends LongMargin before ──▶ ends Margin before the deadline
 //
-// (The coarse wait is left out of waits shorter than 4 ms, such as those at 240 Hz: each sleep
-// costs CPU, tens of µs on a virtual machine, and a wake-up can wait that long.)
+// The coarse wait is left out of waits of up to 20 ms, a frame at 50 Hz and faster: each sleep
+// costs CPU, tens of µs on a virtual machine, and a wake-up can wait that long.
 //
 // Go's timers wake up to about a millisecond late on Linux (the runtime waits for them in
 // epoll_wait, whose timeout is in milliseconds: golang/go#44343), so they only take the wait to
@@ -106,8 +106,7 @@ func newPacer(now func() time.Duration, coarse func(time.Duration, <-chan struct
 // WaitUntil returns once now() >= deadline, or as soon as a value can be received from wake
 // (which it then consumes). A deadline that has passed returns at once; a deadline of
 // math.MaxInt64 never comes, and only wake ends the wait. On Linux, a wake-up during the
-// precise sleeps, which nothing interrupts, is seen when they end: they take at most the last
-// 4 ms before the deadline plus the long margin (at most 2 ms).
+// long precise sleep, which nothing interrupts, is seen when it ends, at most 20 ms later.
 func (p *Pacer) WaitUntil(deadline time.Duration, wake <-chan struct{}) {
 	p.waits.Add(1)
 	start, end, woken := p.wait(deadline, wake)
@@ -157,8 +156,9 @@ func (p *Pacer) wait(deadline time.Duration, wake <-chan struct{}) (start, end t
 	}
 
 	// The coarse wait only if the wait is long: every sleep costs CPU (tens of µs of it on a
-	// virtual machine), and a wake-up can wait the few ms of a precise sleep.
-	if longAt-now > 2*p.lead {
+	// virtual machine), and a wake-up can wait for the end of a precise sleep up to
+	// maxUninterrupted long.
+	if longAt-now > maxUninterrupted {
 		if p.coarse(longAt-p.lead-now, wake) {
 			return start, 0, true
 		}
@@ -168,6 +168,12 @@ func (p *Pacer) wait(deadline time.Duration, wake <-chan struct{}) (start, end t
 		p.precise(longAt)
 		now = p.now()
 		p.long.observe(now - longAt)
+		select {
+		case <-wake:
+			p.publish()
+			return start, 0, true
+		default:
+		}
 	}
 	// The short sleep only if there is room for it: a sleep of a few µs costs more than it saves.
 	if shortAt-now > minShortSleep {
@@ -182,10 +188,14 @@ func (p *Pacer) wait(deadline time.Duration, wake <-chan struct{}) (start, end t
 }
 
 // minShortSleep is the shortest short sleep worth its system call; minShortRoom is the least
-// the long sleep leaves it.
+// the long sleep leaves it. maxUninterrupted is the longest a long sleep goes without a coarse
+// wait before it: as long as a frame at 50 Hz, so that at the usual frame rates a wait costs
+// two sleeps, not three, while a control change or a cancelled context still takes effect
+// within 20 ms.
 const (
-	minShortSleep = 5 * time.Microsecond
-	minShortRoom  = 50 * time.Microsecond
+	maxUninterrupted = 20 * time.Millisecond
+	minShortSleep    = 5 * time.Microsecond
+	minShortRoom     = 50 * time.Microsecond
 )
 
 // spin reads the clock until deadline, watching wake.

@@ -66,7 +66,7 @@ const us = time.Microsecond
 
 func TestPacerStages(t *testing.T) {
 	long, short := longSleepBounds().initial, shortSleepBounds().initial
-	deadline := 16 * time.Millisecond
+	deadline := 50 * time.Millisecond
 	tests := []struct {
 		name        string
 		start       time.Duration
@@ -107,8 +107,8 @@ func TestPacerStages(t *testing.T) {
 		},
 		wantLate: 1,
 	}, {
-		name:        "a wait under twice the lead has no coarse wait",
-		start:       deadline - long - 4*time.Millisecond + 10*us,
+		name:        "a wait of up to 20 ms has no coarse wait",
+		start:       deadline - long - maxUninterrupted,
 		preciseLate: []time.Duration{70 * us, 40 * us},
 		want: []string{
 			fmt.Sprint("precise to ", deadline-long),
@@ -161,7 +161,7 @@ func TestPacerWake(t *testing.T) {
 	t.Run("during the coarse wait", func(t *testing.T) {
 		f := &fakeSleeps{step: 100 * time.Nanosecond, wakeInCoarse: true}
 		p := newFakePacer(f, true)
-		p.WaitUntil(16*time.Millisecond, make(chan struct{}, 1))
+		p.WaitUntil(50*time.Millisecond, make(chan struct{}, 1))
 		if len(f.log) != 1 || p.Stats().Woken != 1 {
 			t.Errorf("sleeps %q, stats %+v: want the coarse wait only, woken", f.log, p.Stats())
 		}
@@ -174,6 +174,17 @@ func TestPacerWake(t *testing.T) {
 		p.WaitUntil(16*time.Millisecond, wake)
 		if f.t >= 16*time.Millisecond || p.Stats().Woken != 1 || len(wake) != 0 {
 			t.Errorf("ended at %v, stats %+v, %d pending: want an early end, the wake-up consumed", f.t, p.Stats(), len(wake))
+		}
+	})
+	t.Run("after the long sleep", func(t *testing.T) {
+		f := &fakeSleeps{step: 100 * time.Nanosecond}
+		p := newFakePacer(f, true)
+		wake := make(chan struct{}, 1)
+		wake <- struct{}{} // as if sent while the long sleep, which nothing interrupts, ran
+		p.WaitUntil(16*time.Millisecond, wake)
+		want := []string{fmt.Sprint("precise to ", 16*time.Millisecond-longSleepBounds().initial)}
+		if !slices.Equal(f.log, want) || p.Stats().Woken != 1 || len(wake) != 0 {
+			t.Errorf("sleeps %q, stats %+v: want the long sleep only, woken", f.log, p.Stats())
 		}
 	})
 	t.Run("a deadline that never comes", func(t *testing.T) {
@@ -322,7 +333,7 @@ func TestPacerLeavesTheShortSleepRoom(t *testing.T) {
 	}
 	f.log = nil
 	p.WaitUntil(time.Duration(marginWindow+1)*16*time.Millisecond, nil)
-	if len(f.log) != 3 {
-		t.Errorf("sleeps %q, want all three stages", f.log)
+	if len(f.log) != 2 {
+		t.Errorf("sleeps %q, want the long and the short", f.log)
 	}
 }
