@@ -7,32 +7,15 @@ import (
 	"github.com/gameloop-go/gameloop/internal/bounce"
 )
 
-// drawMode is how a frame drawn between two ticks places the balls.
-type drawMode uint8
+// drawMode and its values are internal/bounce's, under the names this demo and its tests use.
+type drawMode = bounce.DrawMode
 
 const (
-	// interpolate draws between the last two ticks' positions, by Render.Alpha: smooth, one
-	// tick behind.
-	interpolate drawMode = iota
-	// extrapolate draws ahead of the last tick along the velocity, by Render.Ext: smooth and
-	// current, but wrong at a bounce, where the ball overshoots the wall and snaps back.
-	extrapolate
-	// neither draws the last tick's positions: motion moves in steps, one per tick.
-	neither
-	drawModes
+	interpolate = bounce.Interpolate
+	extrapolate = bounce.Extrapolate
+	neither     = bounce.Neither
+	drawModes   = bounce.DrawModes
 )
-
-func (m drawMode) String() string {
-	switch m {
-	case interpolate:
-		return "interpolate"
-	case extrapolate:
-		return "extrapolate"
-	case neither:
-		return "neither"
-	}
-	return fmt.Sprintf("drawMode(%d)", uint8(m))
-}
 
 // tickRates returns the rates [ and ] step through.
 func tickRates() [9]int { return [...]int{1, 2, 5, 10, 15, 20, 30, 60, 120} }
@@ -95,7 +78,7 @@ func (g *game) control(r rune) error {
 	case 'q', 'Q':
 		return gameloop.ErrStop
 	case 'i', 'I':
-		g.mode = (g.mode + 1) % drawModes
+		g.mode = g.mode.Next()
 	case 'p', 'P':
 		if g.loop.Paused() {
 			g.loop.Resume()

@@ -74,19 +74,9 @@ func ballColor(c uint8) tcell.Color {
 // draw draws one frame of g.
 func (v *view) draw(g *game, r *gameloop.Render) {
 	clear(v.dots)
-	ext := r.Ext.Seconds()
 	for i := range g.sim.Balls() {
 		b := &g.sim.Balls()[i]
-		var p gameloop.Vec2
-		switch g.mode {
-		case interpolate:
-			p = b.Prev().Lerp(b.Pos(), r.Alpha)
-		case extrapolate:
-			p = b.Pos().Add(b.Vel().Scale(ext))
-		default:
-			p = b.Pos()
-		}
-		v.plot(p, b.Color)
+		v.plot(b.Place(g.mode, r.Alpha, r.Ext), b.Color)
 	}
 	// Every cell is drawn each frame, blanks included, and the surface is never cleared: tcell
 	// sends a cell to the terminal only when it differs from what the cell held before, and a

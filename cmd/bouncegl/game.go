@@ -8,32 +8,15 @@ import (
 	"github.com/gameloop-go/gameloop/internal/bounce"
 )
 
-// drawMode is how a frame drawn between two ticks places the balls.
-type drawMode uint8
+// drawMode and its values are internal/bounce's, under the names this demo and its tests use.
+type drawMode = bounce.DrawMode
 
 const (
-	// interpolate draws between the last two ticks' positions, by Render.Alpha: smooth, one
-	// tick behind.
-	interpolate drawMode = iota
-	// extrapolate draws ahead of the last tick along the velocity, by Render.Ext: current,
-	// but past the wall at a bounce until the next tick.
-	extrapolate
-	// neither draws the last tick's positions: the balls move in steps, one per tick.
-	neither
-	drawModes
+	interpolate = bounce.Interpolate
+	extrapolate = bounce.Extrapolate
+	neither     = bounce.Neither
+	drawModes   = bounce.DrawModes
 )
-
-func (m drawMode) String() string {
-	switch m {
-	case interpolate:
-		return "interpolate"
-	case extrapolate:
-		return "extrapolate"
-	case neither:
-		return "neither"
-	}
-	return fmt.Sprintf("drawMode(%d)", uint8(m))
-}
 
 // screen is what the game draws on: a *glfw.Renderer, or a fake in tests.
 type screen interface {
@@ -90,7 +73,7 @@ func (g *game) Input(in *gameloop.Input) error {
 		case gameloop.KeyEscape, gameloop.KeyQ:
 			return gameloop.ErrStop
 		case gameloop.KeyI:
-			g.mode = (g.mode + 1) % drawModes
+			g.mode = g.mode.Next()
 			return nil
 		case gameloop.KeyP:
 			if g.loop != nil {
@@ -141,11 +124,5 @@ func (g *game) Render(r *gameloop.Render) error {
 
 // place returns where a ball is drawn in this frame, in dots.
 func (g *game) place(b *bounce.Ball, r *gameloop.Render) gameloop.Vec2 {
-	switch g.mode {
-	case interpolate:
-		return b.Prev().Lerp(b.Pos(), r.Alpha)
-	case extrapolate:
-		return b.Pos().Add(b.Vel().Scale(r.Ext.Seconds()))
-	}
-	return b.Pos()
+	return b.Place(g.mode, r.Alpha, r.Ext)
 }
