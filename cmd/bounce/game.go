@@ -28,7 +28,10 @@ const (
 
 // game is the demo's gameloop.Game: the simulation, the controls of the loop, and a view.
 type game struct {
-	sim  *bounce.Sim
+	sim *bounce.Sim
+	// loop is the loop the game runs on, which p, +, -, [ and ] control. It is nil when the
+	// game is replayed: replay.Play runs the loop, and makes the recorded changes of the tick
+	// rate itself, while pausing and the time scale change no tick's step.
 	loop *gameloop.Loop
 	view *view
 
@@ -39,14 +42,19 @@ type game struct {
 	panicAtTick uint64
 }
 
-// newGame returns the game for a window of width by height cells.
+// newGame returns the game for a window of width by height cells, running on loop (nil for a
+// replay: see game.loop).
 func newGame(opts options, loop *gameloop.Loop, v *view, width, height int) *game {
 	dw, dh := v.resize(width, height)
+	tickRate := opts.tickRate
+	if loop != nil {
+		tickRate = loop.Config().TickRate
+	}
 	return &game{
 		sim:         bounce.New(bounce.Config{Width: dw, Height: dh, Balls: opts.balls, Seed: opts.seed}),
 		loop:        loop,
 		view:        v,
-		tickRate:    loop.Config().TickRate,
+		tickRate:    tickRate,
 		timeScale:   1,
 		panicAtTick: opts.panicAtTick,
 	}
@@ -72,13 +80,26 @@ func (g *game) Input(in *gameloop.Input) error {
 	return nil
 }
 
-// control applies the key that typed r to the loop or the drawing.
+// control applies the key that typed r to the loop or the drawing. Without a loop (in a
+// replay), the keys that control it do nothing.
 func (g *game) control(r rune) error {
 	switch r {
 	case 'q', 'Q':
 		return gameloop.ErrStop
 	case 'i', 'I':
 		g.mode = g.mode.Next()
+	case 'p', 'P', '+', '=', '-', '_', '[', ']':
+		if g.loop == nil {
+			return nil
+		}
+		return g.controlLoop(r)
+	}
+	return nil
+}
+
+// controlLoop pauses or resumes the loop, or changes its time scale or tick rate.
+func (g *game) controlLoop(r rune) error {
+	switch r {
 	case 'p', 'P':
 		if g.loop.Paused() {
 			g.loop.Resume()
@@ -142,6 +163,10 @@ func (g *game) Update(u *gameloop.Update) error {
 	g.sim.Step(u.DT)
 	return nil
 }
+
+// Checksum returns the simulation's checksum: the game's state is the simulation's. A recording
+// stores it after every tick, and a replay compares it.
+func (g *game) Checksum() uint64 { return g.sim.Checksum() }
 
 // Render draws the frame.
 func (g *game) Render(r *gameloop.Render) error {

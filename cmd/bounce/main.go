@@ -13,6 +13,20 @@
 // With -headless -seconds N it runs for N seconds without a terminal and prints the loop's
 // final statistics and the simulation's checksum.
 //
+// With -record FILE it records the session, in the terminal or headless, to FILE (see package
+// replay): every input with the tick it preceded, the changes of the tick rate, and the
+// simulation's checksum after every tick, with what decides the game's start (seed, balls,
+// window size, glyphs, tick rate) in the recording's header. With -replay FILE it replays the
+// recording headless, as fast as it goes, in a game started as the recording says (the other
+// flags are ignored), and prints whether every checksum matched:
+//
+//	go run ./cmd/bounce -record session.rec    # play, then quit with q
+//	go run ./cmd/bounce -replay session.rec    # replay: 1234 ticks, matched (...)
+//
+// A replay exits with status 0 when it matched, and 1 when a checksum differed (it prints the
+// first tick that did, with the recorded and replayed checksums), the recording is damaged or
+// cut short (the error names the byte), or the replay fails.
+//
 // The exit status is 0 when the user quits, 1 on an error, 2 on a panic in the game, and
 // 128 plus the signal's number when a signal (SIGTERM, SIGHUP, SIGINT) ends it; in every case
 // the terminal is restored first.
@@ -44,8 +58,9 @@ type options struct {
 	// panicAtTick makes the game panic in that tick's update, to check that the terminal is
 	// restored after a panic; 0 never.
 	panicAtTick uint64
-	// Room for -record FILE and -replay FILE: a recording is the seed, the size and the input
-	// with its ticks, which game.Input and game.Update see; see run.
+	// record is a file to record the session to (-record), replayPath one to replay (-replay).
+	record     string
+	replayPath string
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -60,6 +75,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.headless, "headless", false, "run without a terminal and print the final statistics")
 	fs.Float64Var(&o.seconds, "seconds", 5, "with -headless, how long to run")
 	fs.Uint64Var(&o.panicAtTick, "panic-at-tick", 0, "for testing: panic in the update of this tick")
+	fs.StringVar(&o.record, "record", "", "record the session (its input, tick rate changes and checksums) to this `file`")
+	fs.StringVar(&o.replayPath, "replay", "", "replay the recording in this `file` headless, as fast as possible, and say whether it matched; the game starts as recorded, whatever the other flags say")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -74,6 +91,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	}
 	if o.seconds <= 0 || o.seconds > 1e6 {
 		return o, fmt.Errorf("-seconds %g: must be positive", o.seconds)
+	}
+	if o.record != "" && o.replayPath != "" {
+		return o, errors.New("-record and -replay: one or the other")
 	}
 	return o, nil
 }
@@ -128,6 +148,9 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 // run plays the game until the user quits (nil), ctx is cancelled, or something fails. The
 // terminal, if one was opened, is restored before run returns, whatever happened.
 func run(ctx context.Context, opts options, stdout io.Writer) error {
+	if opts.replayPath != "" {
+		return runReplay(ctx, opts.replayPath, stdout)
+	}
 	if opts.headless {
 		return runHeadless(ctx, opts, stdout)
 	}
@@ -137,13 +160,14 @@ func run(ctx context.Context, opts options, stdout io.Writer) error {
 func runHeadless(ctx context.Context, opts options, stdout io.Writer) error {
 	ctx, cancel := context.WithTimeout(ctx, time.Duration(opts.seconds*float64(time.Second)))
 	defer cancel()
-	win := gameloop.NewHeadlessWindow(80, 24)
+	const width, height = 80, 24
+	win := gameloop.NewHeadlessWindow(width, height)
 	loop, err := gameloop.New(gameloop.Config{TickRate: opts.tickRate, MaxFPS: opts.maxFPS, Window: win})
 	if err != nil {
 		return fmt.Errorf("creating the loop: %w", err)
 	}
-	g := newGame(opts, loop, newView(opts.glyphs, newMemSurface(80, 24)), 80, 24)
-	err = loop.Run(ctx, g)
+	g := newGame(opts, loop, newView(opts.glyphs, newMemSurface(width, height)), width, height)
+	err = play(ctx, opts, loop, g, width, height)
 	if errors.Is(err, context.DeadlineExceeded) {
 		err = nil
 	}
@@ -151,6 +175,21 @@ func runHeadless(ctx context.Context, opts options, stdout io.Writer) error {
 		return err
 	}
 	return printStats(stdout, loop.Stats(), g)
+}
+
+// play runs g on loop until it ends, recording it to opts.record if that is set. The
+// recording is closed (complete, with its end) however Run ends: a panic in the game or a
+// signal leaves a recording of the ticks that ran.
+func play(ctx context.Context, opts options, loop *gameloop.Loop, g *game, width, height int) error {
+	if opts.record == "" {
+		return loop.Run(ctx, g)
+	}
+	rec, err := startRecording(opts.record, loop, startOf(opts, width, height))
+	if err != nil {
+		return err
+	}
+	err = loop.Run(ctx, rec.game(g))
+	return errors.Join(err, rec.close())
 }
 
 func printStats(w io.Writer, st gameloop.Stats, g *game) error {

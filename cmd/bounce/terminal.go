@@ -24,7 +24,7 @@ func runTerminal(ctx context.Context, opts options) error {
 	}
 	width, height := win.Size()
 	g := newGame(opts, loop, newView(opts.glyphs, win), width, height)
-	err = loop.Run(ctx, g)
+	err = play(ctx, opts, loop, g, width, height)
 	if cerr := win.Close(); cerr != nil && err == nil {
 		err = fmt.Errorf("restoring the terminal: %w", cerr)
 	}

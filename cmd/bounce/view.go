@@ -207,7 +207,10 @@ func (v *view) border() {
 //
 //	interpolate 60.0fps 10.0tps p99 16.7ms drop 0.0ms x1 10Hz f1234 80x24 5 balls
 func (v *view) statusLine(g *game, r *gameloop.Render) {
-	st := g.loop.Stats()
+	var st gameloop.Stats
+	if g.loop != nil {
+		st = g.loop.Stats()
+	}
 	b := v.status[:0]
 	b = append(b, g.mode.String()...)
 	if st.Paused {
