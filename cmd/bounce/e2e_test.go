@@ -5,6 +5,8 @@ package main
 // failing test takes, and no assertion depends on how fast the machine is.
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -73,6 +75,73 @@ func TestTerminal(t *testing.T) {
 		p.checkRestored()
 	})
 
+	t.Run("record-and-replay", func(t *testing.T) {
+		t.Parallel()
+		dir := t.TempDir()
+		path := filepath.Join(dir, "session.rec")
+		p := startPane(t, tmux, bin, "-record", path)
+		p.waitStarted()
+		p.sendKeys("Right")
+		p.sendKeys("Space")
+		p.waitFor("a sixth ball", func(s screen) bool { return strings.HasSuffix(s.status(), " 6 balls") })
+		p.sendKeys("-l", "]")
+		p.waitFor("the tick rate to rise to 15", func(s screen) bool { return strings.Contains(s.status(), " 15Hz ") })
+		p.sendKeys("-l", "p")
+		p.waitFor("the status line to say PAUSED", func(s screen) bool { return strings.Contains(s.status(), " PAUSED ") })
+		p.sendKeys("Space") // while paused: the ball is added before the next tick
+		p.waitFor("a seventh ball", func(s screen) bool { return strings.HasSuffix(s.status(), " 7 balls") })
+		p.sendKeys("-l", "p")
+		p.sendKeys("-l", "+")
+		p.waitFor("the time scale to double, unpaused", func(s screen) bool {
+			return strings.Contains(s.status(), " x2 ") && !strings.Contains(s.status(), "PAUSED")
+		})
+		p.sendKeys("Up")
+		p.sendKeys("Left")
+		before := p.capture().frame()
+		p.waitFor("30 more frames", func(s screen) bool { return s.frame() >= before+30 })
+		p.sendKeys("-l", "q")
+		p.waitExit(0)
+		p.checkRestored()
+
+		rec := decodeFile(t, path)
+		if len(rec.Inputs) < 9 || len(rec.RateChanges) != 1 || rec.RateChanges[0].Rate != 15 || rec.Ticks < 2 ||
+			string(rec.Meta) != "bounce-start/1 seed=1 balls=5 width=80 height=24 glyphs=braille tps=10" {
+			t.Fatalf("recorded %d ticks, %d inputs, rate changes %v, meta %q: want the keys sent, a change to 15 Hz, the start",
+				rec.Ticks, len(rec.Inputs), rec.RateChanges, rec.Meta)
+		}
+		out, code := runBin(t, bin, "-replay", path)
+		t.Logf("recorded %d ticks, %d inputs, in %d bytes; bounce -replay: %s", rec.Ticks, len(rec.Inputs), fileSize(t, path), out)
+		if want := fmt.Sprintf("replay: %d ticks, matched (", rec.Ticks); code != 0 || !strings.HasPrefix(out, want) {
+			t.Fatalf("bounce -replay: exit status %d, output %q; want 0 and %q", code, out, want)
+		}
+
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		flipped := bytes.Clone(data)
+		flipped[len(flipped)/2] ^= 0x04
+		tick := rec.Ticks/2 + 1
+		for _, tt := range []struct {
+			name string
+			data []byte
+			want string // a regexp
+		}{
+			{"truncated", data[:len(data)-3], `cut short at byte \d+`},
+			{"corrupted", flipped, `corrupt recording at byte \d+`},
+			{"tampered", tamperChecksum(t, data, tick), fmt.Sprintf(`MISMATCH at tick %d of %d: expected checksum [0-9a-f]{16}, got [0-9a-f]{16}`, tick, rec.Ticks)},
+		} {
+			damaged := filepath.Join(dir, tt.name+".rec")
+			if err := os.WriteFile(damaged, tt.data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out, code := runBin(t, bin, "-replay", damaged)
+			if code != 1 || !regexp.MustCompile(tt.want).MatchString(out) {
+				t.Errorf("%s recording: exit status %d, output %q; want 1 and %q", tt.name, code, out, tt.want)
+			}
+		}
+	})
+
 	t.Run("half-blocks-and-escape", func(t *testing.T) {
 		t.Parallel()
 		p := startPane(t, tmux, bin, "-glyphs", "half")
@@ -126,6 +195,31 @@ func buildBounce(t *testing.T) string {
 		t.Fatalf("building bounce: %v\n%s", err, out)
 	}
 	return bin
+}
+
+func fileSize(t *testing.T, path string) int64 {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Size()
+}
+
+// runBin runs the command with args and returns its output, stdout and stderr, and its exit
+// status.
+func runBin(t *testing.T, bin string, args ...string) (string, int) {
+	t.Helper()
+	out, err := exec.Command(bin, args...).CombinedOutput()
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return string(out), 0
+	case errors.As(err, &exit):
+		return string(out), exit.ExitCode()
+	}
+	t.Fatalf("running %s: %v", bin, err)
+	return "", 0
 }
 
 // pane is a tmux server of its own with one 80x24 pane running a shell.
