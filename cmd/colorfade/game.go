@@ -1,6 +1,8 @@
 package main
 
 import (
+	"math"
+
 	"github.com/gameloop-go/gameloop"
 	"github.com/gameloop-go/gameloop/backend/glfw"
 )
@@ -31,7 +33,8 @@ type game struct {
 	up, down bool                                // the keys held
 }
 
-// newGame returns the game at black, drawing on s.
+// newGame returns the game at black, drawing on s. With s nil the game runs without a window
+// or OpenGL, as a replay does: input and updates, and a Render that draws nothing.
 func newGame(s screen) *game { return &game{screen: s} }
 
 // Input follows the Up and Down keys and ends the game on Escape.
@@ -68,14 +71,19 @@ func (g *game) Update(u *gameloop.Update) error {
 	if g.down {
 		direction--
 	}
-	level := g.level.Curr + direction*fadePerSecond*u.Seconds
-	g.level.Set(min(max(level, 0), 1))
+	// The explicit conversion rounds the product, so that no machine fuses the multiplication
+	// and the addition into one (Go allows it): every machine computes the same level.
+	step := float64(direction * fadePerSecond * u.Seconds)
+	g.level.Set(min(max(g.level.Curr+step, 0), 1))
 	return nil
 }
 
 // Render clears the window to the brightness between the last two ticks, and draws a gauge of
 // it along the bottom.
 func (g *game) Render(r *gameloop.Render) error {
+	if g.screen == nil {
+		return nil
+	}
 	level := g.level.At(r.Alpha)
 	g.screen.Clear(glfw.Gray(float32(level)))
 	gauge := max(float32(r.Height)/40, 2)
@@ -85,3 +93,25 @@ func (g *game) Render(r *gameloop.Render) error {
 
 // Level returns the brightness after the last tick.
 func (g *game) Level() float64 { return g.level.Curr }
+
+// Checksum returns a 64-bit FNV-1a hash of the game's whole state: the brightness (the clear
+// colour) after the last two ticks, bit for bit, and the keys held. A recording stores it
+// after every tick, and a replay compares it.
+func (g *game) Checksum() uint64 {
+	h := uint64(14695981039346656037)
+	var keys uint64
+	if g.up {
+		keys |= 1
+	}
+	if g.down {
+		keys |= 2
+	}
+	for _, v := range [...]uint64{math.Float64bits(g.level.Prev), math.Float64bits(g.level.Curr), keys} {
+		for range 8 {
+			h ^= v & 0xff
+			h *= 1099511628211
+			v >>= 8
+		}
+	}
+	return h
+}

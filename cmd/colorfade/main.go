@@ -6,6 +6,19 @@
 //
 // It needs a display (under a headless machine: xvfb-run go run ./cmd/colorfade), cgo, and the
 // X11 and OpenGL development packages; see docs/glfw.md.
+//
+// With -record FILE it records the session to FILE (see package replay): every input with the
+// tick it preceded, and the game's checksum (of the clear colour and the keys held) after every
+// tick. With -replay FILE it replays the recording headless, with no window and no OpenGL
+// context (so with no display), as fast as it goes, and prints whether every checksum matched:
+//
+//	go run ./cmd/colorfade -record fade.rec    # hold Up and Down, then Escape
+//	go run ./cmd/colorfade -replay fade.rec    # replay: 1234 ticks, matched (...)
+//
+// The exit status is 0 when the game ends normally or a replay matched, 1 on an error, a
+// checksum that differed (the first tick that did is printed, with the recorded and replayed
+// checksums) or a recording damaged or cut short (the error names the byte), and 2 on bad
+// flags.
 package main
 
 import (
@@ -32,6 +45,8 @@ type options struct {
 	Height     int    //
 	Title      string // the window's title
 	Screenshot string // a PNG file to save the game's last state to, drawn, if not ""
+	Record     string // a file to record the session to, if not ""
+	Replay     string // a recording to replay headless instead of playing, if not ""
 }
 
 // defaultOptions are the options without flags.
@@ -49,18 +64,40 @@ func (o *options) register(fs *flag.FlagSet) {
 	fs.IntVar(&o.Height, "height", o.Height, "window height")
 	fs.StringVar(&o.Title, "title", o.Title, "window title")
 	fs.StringVar(&o.Screenshot, "screenshot", o.Screenshot, "save a frame of the game as it ends to this PNG file")
+	fs.StringVar(&o.Record, "record", o.Record, "record the session (its input and the game's checksums) to this `file`")
+	fs.StringVar(&o.Replay, "replay", o.Replay, "replay the recording in this `file` headless (no window), as fast as possible, and say whether it matched")
 }
 
-func main() {
+func main() { os.Exit(realMain(os.Args[1:], os.Stdout, os.Stderr)) }
+
+// realMain runs the command with args and returns its exit status.
+func realMain(args []string, stdout, stderr io.Writer) int {
 	opts := defaultOptions()
-	opts.register(flag.CommandLine)
-	flag.Parse()
+	fs := flag.NewFlagSet("colorfade", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	opts.register(fs)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "colorfade: unexpected arguments %q\n", fs.Args())
+		return 2
+	}
+	if opts.Record != "" && opts.Replay != "" {
+		fmt.Fprintln(stderr, "colorfade: -record and -replay: one or the other")
+		return 2
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := run(ctx, opts, os.Stdout); err != nil && !errors.Is(err, context.Canceled) {
-		fmt.Fprintln(os.Stderr, "colorfade:", err)
-		os.Exit(1)
+	// Interrupting the game ends it normally; interrupting a replay leaves it unproven.
+	if err := run(ctx, opts, stdout); err != nil && (opts.Replay != "" || !errors.Is(err, context.Canceled)) {
+		fmt.Fprintln(stderr, "colorfade:", err)
+		return 1
 	}
+	return 0
 }
 
 // app is the demo put together: a window, a renderer, a loop over the window, and the game.
@@ -102,15 +139,19 @@ func (a *app) close() {
 	a.win.Close()
 }
 
-// run plays the demo until it ends, then prints the loop's stats (with -stats) and saves the
-// last frame (with -screenshot).
+// run plays the demo until it ends, recording it with -record, then prints the loop's stats
+// (with -stats) and saves the last frame (with -screenshot). With -replay it opens no window:
+// it replays the recording and prints whether it matched.
 func run(ctx context.Context, opts options, stdout io.Writer) error {
+	if opts.Replay != "" {
+		return runReplay(ctx, opts.Replay, stdout)
+	}
 	a, err := newApp(opts)
 	if err != nil {
 		return err
 	}
 	defer a.close()
-	err = a.loop.Run(ctx, a.game)
+	err = a.play(ctx, a.game)
 	if opts.Stats {
 		printStats(stdout, a.loop.Stats())
 	}

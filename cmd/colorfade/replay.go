@@ -1,0 +1,152 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gameloop-go/gameloop"
+	"github.com/gameloop-go/gameloop/replay"
+)
+
+// recordingName is the game's name in the header of its recordings.
+const recordingName = "colorfade"
+
+// startVersion begins a recording's Meta.
+const startVersion = "colorfade-start/1"
+
+// replayTimeout bounds a replay. Replays run in bench mode, without waiting: an hour of play
+// at 60 ticks per second takes a fraction of a second, so only a damaged or hostile recording
+// (one claiming billions of ticks) comes near it.
+const replayTimeout = 5 * time.Minute
+
+// encodeStart returns the recording's Meta for a game at tickRate: colorfade always starts at
+// black with no key held, so the tick rate (which the header has too) is all there is to say,
+// as "colorfade-start/1 tps=60". The window's size decides nothing: it only scales the drawing.
+func encodeStart(tickRate int) []byte {
+	return fmt.Appendf(nil, "%s tps=%d", startVersion, tickRate)
+}
+
+// parseStart reads what encodeStart wrote and returns the tick rate.
+func parseStart(meta []byte) (int, error) {
+	rest, ok := strings.CutPrefix(string(meta), startVersion+" tps=")
+	if !ok {
+		return 0, fmt.Errorf("the recording's meta %q is not %q", meta, startVersion+" tps=N")
+	}
+	rate, err := strconv.Atoi(rest)
+	if err != nil || rate < 1 || rate > gameloop.MaxRate {
+		return 0, fmt.Errorf("the recording's meta %q: bad tick rate %q", meta, rest)
+	}
+	return rate, nil
+}
+
+// play runs g (the app's game, or a test's wrapper of it) on the app's loop until it ends,
+// recording it to opts.Record if that is set; the recording is closed however Run ends.
+func (a *app) play(ctx context.Context, g gameloop.Game) error {
+	if a.opts.Record == "" {
+		return a.loop.Run(ctx, g)
+	}
+	f, err := os.Create(a.opts.Record)
+	if err != nil {
+		return fmt.Errorf("-record: %w", err)
+	}
+	rec, err := replay.NewRecorder(f, a.loop.Config().TickRate, &replay.RecordOptions{
+		Name: recordingName, Meta: encodeStart(a.loop.Config().TickRate), Checksum: a.game.Checksum})
+	if err != nil {
+		return errors.Join(fmt.Errorf("-record %s: %w", a.opts.Record, err), f.Close())
+	}
+	err = a.loop.Run(ctx, rec.Game(g))
+	if cerr := errors.Join(rec.Close(), f.Close()); cerr != nil {
+		err = errors.Join(err, fmt.Errorf("-record %s: %w", a.opts.Record, cerr))
+	}
+	return err
+}
+
+// errMismatch is what runReplay returns when the replay ran but did not match.
+var errMismatch = errors.New("the replay did not match the recording")
+
+// runReplay replays the recording in path headless (no window, no OpenGL), as fast as it goes,
+// and prints whether every checksum matched. It returns nil when they did, an error wrapping
+// errMismatch when one did not, and another error when the recording could not be read or
+// replayed. A recording cut short (by a crash while recording) is replayed as far as it goes,
+// then reported as an error.
+func runReplay(ctx context.Context, path string, stdout io.Writer) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("-replay: %w", err)
+	}
+	defer f.Close()
+	rec, err := replay.Decode(bufio.NewReader(f))
+	if err != nil && (!errors.Is(err, replay.ErrTruncated) || rec == nil) {
+		return fmt.Errorf("-replay %s: %w", path, err)
+	}
+	_, res, perr := replayRecording(ctx, rec)
+	if perr == nil {
+		perr = printResult(stdout, res)
+	}
+	if perr != nil {
+		return fmt.Errorf("-replay %s: %w", path, perr)
+	}
+	if !rec.Complete {
+		// What there was matched, but not the whole session: err says where it was cut.
+		return fmt.Errorf("-replay %s: %w", path, err)
+	}
+	return nil
+}
+
+// replayRecording replays rec in bench mode into a new game with no screen, and returns the
+// game as the replay left it.
+func replayRecording(ctx context.Context, rec *replay.Recording) (*game, *replay.Result, error) {
+	if rec.Name != recordingName {
+		return nil, nil, fmt.Errorf("a recording of %q, not of %s", rec.Name, recordingName)
+	}
+	rate, err := parseStart(rec.Meta)
+	if err != nil {
+		return nil, nil, err
+	}
+	if rate != rec.TickRate {
+		return nil, nil, fmt.Errorf("the recording's meta says %d ticks per second, its header %d", rate, rec.TickRate)
+	}
+	ctx, cancel := context.WithTimeout(ctx, replayTimeout)
+	defer cancel()
+	g := newGame(nil)
+	res, err := rec.Play(ctx, g, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	return g, res, nil
+}
+
+// printResult prints the outcome of a replay, as "replay: 3600 ticks, matched (4 inputs, 3600
+// checksums, in 2ms)", and returns an error wrapping errMismatch if it did not match. Of a
+// recording cut short it says so; the caller reports where it was cut.
+func printResult(w io.Writer, res *replay.Result) error {
+	var line string
+	var failed error
+	switch {
+	case res.Mismatch != nil:
+		m := res.Mismatch
+		line = fmt.Sprintf("replay: MISMATCH at tick %d of %d: expected checksum %016x, got %016x (%d checksums matched before it)",
+			m.Tick, res.Recorded, m.Recorded, m.Replayed, res.Checked-1)
+		failed = fmt.Errorf("%w at tick %d", errMismatch, m.Tick)
+	case res.Ticks < res.Recorded:
+		line = fmt.Sprintf("replay: STOPPED at tick %d of %d", res.Ticks, res.Recorded)
+		failed = fmt.Errorf("%w: the game stopped at tick %d of %d", errMismatch, res.Ticks, res.Recorded)
+	case res.Cut != nil:
+		line = fmt.Sprintf("replay: %d ticks, matched as far as the recording goes, but it was cut short (%d inputs, %d checksums, in %v)",
+			res.Ticks, res.Inputs, res.Checked, res.Elapsed.Round(time.Microsecond))
+	default:
+		line = fmt.Sprintf("replay: %d ticks, matched (%d inputs, %d checksums, in %v)",
+			res.Ticks, res.Inputs, res.Checked, res.Elapsed.Round(time.Microsecond))
+	}
+	if _, err := fmt.Fprintln(w, line); err != nil {
+		return fmt.Errorf("printing the result: %w", err)
+	}
+	return failed
+}
