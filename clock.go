@@ -37,6 +37,11 @@ func (c *SystemClock) WaitUntil(deadline time.Duration, wake <-chan struct{}) {
 	c.pacer.WaitUntil(deadline, wake)
 }
 
+// waitUntilWarm is WaitUntil, calling warm as the spin before the deadline begins.
+func (c *SystemClock) waitUntilWarm(deadline time.Duration, wake <-chan struct{}, warm func()) {
+	c.pacer.waitUntil(deadline, wake, warm)
+}
+
 // Pacer returns the pacer the clock waits with, for its statistics.
 func (c *SystemClock) Pacer() *Pacer { return c.pacer }
 

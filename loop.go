@@ -67,6 +67,12 @@ type Loop struct {
 	err     error // why Events last stopped
 
 	wake chan struct{}
+	// warmer is the clock when it can run warm while it spins before a deadline; warm is
+	// l.warmUp, made once so that waiting allocates nothing.
+	warmer warmWaiter
+	warm   func()
+	// warmSink keeps warmUp's reads from being optimised away.
+	warmSink int64
 
 	ctlMu      sync.Mutex
 	ctlPending atomic.Bool
@@ -122,6 +128,9 @@ func New(cfg Config) (*Loop, error) {
 		l.clock = NewSystemClock()
 	}
 	_, l.simulated = l.clock.(*ManualClock)
+	if w, ok := l.clock.(warmWaiter); ok {
+		l.warmer, l.warm = w, l.warmUp
+	}
 	l.headless = l.win == nil
 	l.frames.fps = int64(cfg.MaxFPS)
 	l.ctl = control{scale: cfg.TimeScale, tickRate: cfg.TickRate, maxFPS: cfg.MaxFPS}
@@ -273,9 +282,33 @@ func (l *Loop) next(ctx context.Context) Event {
 				l.win.WaitInput(time.Hour)
 				continue
 			}
-			l.clock.WaitUntil(l.deadline, l.wake)
+			if l.warmer != nil {
+				l.warmer.waitUntilWarm(l.deadline, l.wake, l.warm)
+			} else {
+				l.clock.WaitUntil(l.deadline, l.wake)
+			}
 		}
 	}
+}
+
+// warmWaiter is a clock that can call a function while it spins the last stretch before a
+// deadline.
+type warmWaiter interface {
+	waitUntilWarm(deadline time.Duration, wake <-chan struct{}, warm func())
+}
+
+// warmUp runs the arithmetic of the next pass on copies, so that its code and data are in the
+// caches when the deadline comes. After a sleep they are not: on a virtual machine the first
+// pass after a wake-up took 2-5 µs to deliver its Update, against 0.1 µs when warm. It is
+// called while the pacer spins to the deadline, where the time is free, and changes nothing.
+func (l *Loop) warmUp() {
+	sched, frames := *l.sched, l.frames
+	frames.start(l.deadline)
+	if sched.Advance(l.deadline).Ticks > 0 {
+		sched.Next()
+	}
+	// The sum is kept so that the compiler keeps the reads.
+	l.warmSink = int64(frames.dueAt()) + int64(sched.Step()) + l.stats.now.Load() + int64(l.evUpdate.Tick)
 }
 
 // beginPass reads the clock, applies control changes, works out what is owed and polls input.

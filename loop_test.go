@@ -648,3 +648,56 @@ func TestControlFromAnotherGoroutine(t *testing.T) {
 		t.Errorf("stopped at tick %d", last)
 	}
 }
+
+// warmUp runs the next pass on copies while the pacer spins: it must change nothing the pass
+// will do.
+func TestWarmUpChangesNothing(t *testing.T) {
+	l, _ := newLoop(t, Config{TickRate: 60, MaxFPS: 144, Window: NewHeadlessWindow(64, 64)})
+	next, stop := pull(l.Events(context.Background()))
+	defer stop()
+	for range 50 {
+		if _, ok := next(); !ok {
+			t.Fatal("the loop ended")
+		}
+	}
+	for range 100 {
+		ev, _ := next()
+		if _, ok := ev.(*Idle); !ok {
+			continue
+		}
+		sched, frames, evUpdate := *l.sched, l.frames, l.evUpdate
+		l.warmUp()
+		if *l.sched != sched || l.frames != frames || l.evUpdate != evUpdate {
+			t.Fatalf("warmUp changed the loop:\nschedule %+v\n    then %+v\nframes %+v then %+v", sched, *l.sched, frames, l.frames)
+		}
+	}
+}
+
+// On the system clock the loop waits with the pacer, which warms the next pass up as it spins
+// (Loop.warmUp): still no allocation per frame. This runs in real time, at 1,000 frames a
+// second, but asserts nothing about time.
+func TestZeroAllocsPerFrameOnTheSystemClock(t *testing.T) {
+	l, err := New(Config{TickRate: 1000, MaxFPS: 1000, Window: NewHeadlessWindow(64, 64)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.warmer == nil {
+		t.Fatal("the loop does not warm up on the system clock")
+	}
+	next, stop := pull(l.Events(context.Background()))
+	defer stop()
+	frame := func() {
+		for {
+			ev, _ := next()
+			if _, ok := ev.(*AfterRender); ok {
+				return
+			}
+		}
+	}
+	for range 100 {
+		frame()
+	}
+	if n := testing.AllocsPerRun(200, frame); n != 0 {
+		t.Errorf("%v allocations per frame, want 0", n)
+	}
+}

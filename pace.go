@@ -108,8 +108,14 @@ func newPacer(now func() time.Duration, coarse func(time.Duration, <-chan struct
 // math.MaxInt64 never comes, and only wake ends the wait. On Linux, a wake-up during the
 // long precise sleep, which nothing interrupts, is seen when it ends, at most 20 ms later.
 func (p *Pacer) WaitUntil(deadline time.Duration, wake <-chan struct{}) {
+	p.waitUntil(deadline, wake, nil)
+}
+
+// waitUntil is WaitUntil; warm, if not nil, is called once as the spin begins, to run the
+// code that follows the deadline while the time is free (see Loop.warmUp).
+func (p *Pacer) waitUntil(deadline time.Duration, wake <-chan struct{}, warm func()) {
 	p.waits.Add(1)
-	start, end, woken := p.wait(deadline, wake)
+	start, end, woken := p.wait(deadline, wake, warm)
 	if woken {
 		p.woken.Add(1)
 		return
@@ -124,7 +130,7 @@ func (p *Pacer) WaitUntil(deadline time.Duration, wake <-chan struct{}) {
 }
 
 // wait is WaitUntil; it returns the times it began and ended, and whether wake ended it.
-func (p *Pacer) wait(deadline time.Duration, wake <-chan struct{}) (start, end time.Duration, woken bool) {
+func (p *Pacer) wait(deadline time.Duration, wake <-chan struct{}, warm func()) (start, end time.Duration, woken bool) {
 	if deadline == never {
 		if wake == nil {
 			select {} // as documented: a wait for a time that never comes, with nothing to end it
@@ -151,7 +157,7 @@ func (p *Pacer) wait(deadline time.Duration, wake <-chan struct{}) (start, end t
 			p.long.observe(now - longAt)
 			p.publish()
 		}
-		end, woken = p.spin(now, deadline, wake)
+		end, woken = p.spin(now, deadline, wake, warm)
 		return start, end, woken
 	}
 
@@ -183,7 +189,7 @@ func (p *Pacer) wait(deadline time.Duration, wake <-chan struct{}) (start, end t
 		p.short.observe(now - target)
 	}
 	p.publish()
-	end, woken = p.spin(now, deadline, wake)
+	end, woken = p.spin(now, deadline, wake, warm)
 	return start, end, woken
 }
 
@@ -198,9 +204,13 @@ const (
 	minShortRoom     = 50 * time.Microsecond
 )
 
-// spin reads the clock until deadline, watching wake.
-func (p *Pacer) spin(now, deadline time.Duration, wake <-chan struct{}) (time.Duration, bool) {
+// spin reads the clock until deadline, watching wake; it calls warm first, if there is time.
+func (p *Pacer) spin(now, deadline time.Duration, wake <-chan struct{}, warm func()) (time.Duration, bool) {
 	start := now
+	if warm != nil && now < deadline {
+		warm()
+		now = p.now()
+	}
 	for now < deadline {
 		select {
 		case <-wake:

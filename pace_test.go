@@ -337,3 +337,26 @@ func TestPacerLeavesTheShortSleepRoom(t *testing.T) {
 		t.Errorf("sleeps %q, want the long and the short", f.log)
 	}
 }
+
+func TestPacerWarmsOnceAsTheSpinBegins(t *testing.T) {
+	f := &fakeSleeps{step: 100 * time.Nanosecond, preciseLate: []time.Duration{60 * us, 45 * us}}
+	p := newFakePacer(f, true)
+	deadline, short := 16*time.Millisecond, p.Margin()
+	var calls int
+	var at time.Duration
+	p.waitUntil(deadline, nil, func() { calls++; at = f.t })
+	if calls != 1 {
+		t.Fatalf("warm called %d times, want 1", calls)
+	}
+	// The short sleep woke 45 µs late, so the spin began a short margin minus 45 µs early.
+	if want := deadline - short + 45*us; at < want-time.Microsecond || at > want+time.Microsecond {
+		t.Errorf("warm called at %v, want as the spin began, at %v", at, want)
+	}
+
+	// A wait that begins after its deadline does not warm: there is no time to spare.
+	calls = 0
+	p.waitUntil(f.t-time.Millisecond, nil, func() { calls++ })
+	if calls != 0 {
+		t.Errorf("warm called %d times for a deadline that had passed, want 0", calls)
+	}
+}
