@@ -213,15 +213,18 @@ func TestPacerLearnsMargins(t *testing.T) {
 	if st.LongMargin != 200*us*5/4+50*us || st.Margin != 40*us*5/4+10*us {
 		t.Fatalf("margins %v and %v after one frame, want 300µs and 60µs", st.LongMargin, st.Margin)
 	}
-	for range marginWindow - 1 {
+	// The long margin keeps the largest lateness of the window, the short one the third largest.
+	frame(100*us, 40*us)
+	frame(100*us, 40*us)
+	for range marginWindow - 3 {
 		frame(100*us, 20*us)
 	}
 	if st := p.Stats(); st.LongMargin != 300*us || st.Margin != 60*us {
-		t.Fatalf("margins %v and %v within the window, want the worst of it kept", st.LongMargin, st.Margin)
+		t.Fatalf("margins %v and %v within the window, want 300µs and 60µs", st.LongMargin, st.Margin)
 	}
 	frame(100*us, 20*us)
 	if st := p.Stats(); st.LongMargin != 175*us || st.Margin != 35*us {
-		t.Fatalf("margins %v and %v once the worst left the window, want 175µs and 35µs", st.LongMargin, st.Margin)
+		t.Fatalf("margins %v and %v once the first frame left the window, want 175µs and 35µs", st.LongMargin, st.Margin)
 	}
 	if st := p.Stats(); st.Late != 0 || st.Waits != marginWindow+1 {
 		t.Errorf("stats %+v, want %d waits, none late", st, marginWindow+1)
@@ -229,20 +232,28 @@ func TestPacerLearnsMargins(t *testing.T) {
 }
 
 func TestMarginRule(t *testing.T) {
-	b := marginBounds{initial: 400 * us, min: 50 * us, max: 2 * time.Millisecond, pad: 50 * us}
+	largest := marginBounds{initial: 400 * us, min: 50 * us, max: 2 * time.Millisecond, pad: 50 * us, rank: 1}
+	third := marginBounds{initial: 120 * us, min: 10 * us, max: 250 * us, pad: 10 * us, rank: 3}
 	tests := []struct {
 		name      string
+		bounds    marginBounds
 		overshoot []time.Duration
 		want      time.Duration
 	}{
-		{"initial", nil, 400 * us},
-		{"1.25 times the worst plus the pad", []time.Duration{100 * us, 40 * us, 80 * us}, 175 * us},
-		{"clamped below", []time.Duration{0, -30 * us}, 50 * us},
-		{"clamped above", []time.Duration{time.Second}, 2 * time.Millisecond},
+		{"initial", largest, nil, 400 * us},
+		{"1.25 times the largest plus the pad", largest, []time.Duration{100 * us, 40 * us, 80 * us}, 175 * us},
+		{"clamped below", largest, []time.Duration{0, -30 * us}, 50 * us},
+		{"clamped above", largest, []time.Duration{time.Second}, 2 * time.Millisecond},
+		{"1.25 times the third largest plus the pad", third,
+			[]time.Duration{40 * us, 200 * us, 32 * us, 30 * us, 120 * us, 20 * us}, 60 * us},
+		{"the third largest, with equal ones", third, []time.Duration{80 * us, 80 * us, 80 * us, 40 * us}, 110 * us},
+		{"fewer than three: the smallest", third, []time.Duration{200 * us, 40 * us}, 60 * us},
+		{"one: that one", third, []time.Duration{40 * us}, 60 * us},
+		{"zeros count", third, []time.Duration{100 * us, 0, 0, -5 * us}, 10 * us},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m := newMargin(b)
+			m := newMargin(tt.bounds)
 			for _, o := range tt.overshoot {
 				m.observe(o)
 			}
