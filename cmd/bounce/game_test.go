@@ -231,3 +231,18 @@ func TestBadFlags(t *testing.T) {
 		}
 	}
 }
+
+// A damaged or hostile recording may replay a Resize to any size: the view holds to maxCells
+// each way rather than allocate what it is told.
+func TestResizeIsBounded(t *testing.T) {
+	g, _ := testGame(t, "braille")
+	if err := g.Input(&gameloop.Input{Kind: gameloop.Resize, Width: 1 << 30, Height: 1 << 30}); err != nil {
+		t.Fatal(err)
+	}
+	if g.view.width != maxCells || g.view.height != maxCells {
+		t.Errorf("view is %dx%d cells, want %dx%d", g.view.width, g.view.height, maxCells, maxCells)
+	}
+	if n, most := len(g.view.dots), maxCells*maxCells*g.view.dotsX*g.view.dotsY; n > most {
+		t.Errorf("view holds %d dots, want at most %d", n, most)
+	}
+}

@@ -24,9 +24,11 @@ const recordingName = "bounce"
 const replayTimeout = 5 * time.Minute
 
 // Limits on a recording's start, so that a damaged or hostile one cannot make the view
-// allocate without bound: no terminal is this large.
+// allocate without bound: no terminal is this large. The view holds to the same limit on
+// every resize (see view.resize), so a recorded Resize cannot ask for more either.
 const (
-	maxCells     = 4096 // the most cells across or down
+	maxCells = 1024 // the most cells across or down: at most 8 MB of dots
+
 	startVersion = "bounce-start/1"
 )
 

@@ -54,6 +54,8 @@ const (
 // resize lays the view out for a window of width by height cells and returns the size of the
 // simulation's box in dots: the positions a ball may take.
 func (v *view) resize(width, height int) (dotsWide, dotsHigh int) {
+	// A terminal is never this large, but a damaged or hostile recording's Resize may say so.
+	width, height = min(width, maxCells), min(height, maxCells)
 	v.width, v.height = width, height
 	v.cols = max(width-borderCols, 1)
 	v.rows = max(height-borderRows-statusRows, 1)
