@@ -3,7 +3,7 @@
 // theirs. It runs the same frame (empty, or -work long) under each strategy, one after
 // another, at each rate, and prints one table:
 //
-//	go run ./cmd/loopbench -hz 60,144,240 -seconds 8 -plot docs/images/pacing.png
+//	go run ./cmd/loopbench -hz 240 -seconds 8 -plot docs/images/pacing-240.png
 //
 // For each run it reports the frames per second achieved; the deviation of each frame's start
 // from the time the strategy aimed it at (p50, p99 and max, in µs); the 99th percentile of the
