@@ -37,12 +37,21 @@ type Stats struct {
 // rateWindow is the length of the window FPS and TPS are measured over.
 const rateWindow = time.Second
 
-// statsState is what the loop records for Stats. The loop's goroutine is its only writer: the
-// counters it bumps every tick and frame are atomics, and the rest is guarded by mu, taken at
-// most once a frame, so that Stats can be called from any goroutine at little cost to the loop.
+// statsState is what the loop records for Stats. The loop's goroutine is its only writer: what
+// it records every tick and frame (the counters, the ring of frame intervals) is in atomics, and
+// the rest is guarded by mu, taken only when something rare happens (a drop, a skipped frame,
+// the end of a rate window), so that Stats can be called from any goroutine at little cost to
+// the loop.
 type statsState struct {
 	ticks, frames atomic.Uint64
 	now           atomic.Int64
+
+	// frameTimes is a ring of recent frame intervals: the loop writes slot frameTop (which only
+	// it reads) and then publishes how many slots hold one. A snapshot taken meanwhile may read
+	// an interval one frame newer than the rest: no matter for percentiles of a hundred.
+	frameTimes []atomic.Int64
+	frameTop   int
+	frameTimeN atomic.Int64
 
 	mu                    sync.Mutex
 	skipped, droppedTicks uint64
@@ -51,12 +60,11 @@ type statsState struct {
 	start, winStart       time.Duration
 	winTicks0, winFrames0 uint64 // the counters when the rate window began
 	fps, tps              float64
-	frameTimes, scratch   []time.Duration // a ring of recent frame intervals, and room to sort it
-	frameTimeN, frameTop  int
+	scratch               []time.Duration // room to sort the frame intervals, under mu
 }
 
 func (s *statsState) init(samples int) {
-	s.frameTimes = make([]time.Duration, samples)
+	s.frameTimes = make([]atomic.Int64, samples)
 	s.scratch = make([]time.Duration, samples)
 }
 
@@ -87,13 +95,13 @@ func (s *statsState) frame(interval time.Duration, first bool) {
 	if first {
 		return
 	}
-	s.mu.Lock()
-	s.frameTimes[s.frameTop] = interval
+	s.frameTimes[s.frameTop].Store(int64(interval))
 	if s.frameTop++; s.frameTop == len(s.frameTimes) {
 		s.frameTop = 0
 	}
-	s.frameTimeN = min(s.frameTimeN+1, len(s.frameTimes))
-	s.mu.Unlock()
+	if n := s.frameTimeN.Load(); n < int64(len(s.frameTimes)) {
+		s.frameTimeN.Store(n + 1)
+	}
 }
 
 func (s *statsState) skip() {
@@ -121,9 +129,11 @@ func (s *statsState) snapshot(st *Stats) {
 	st.RunningSlowly = s.anyDrop && now-s.lastDrop < rateWindow
 	st.FPS, st.TPS = s.fps, s.tps
 	st.RealTime = now - s.start
-	if n := s.frameTimeN; n > 0 {
+	if n := int(s.frameTimeN.Load()); n > 0 {
 		sorted := s.scratch[:n]
-		copy(sorted, s.frameTimes[:n])
+		for i := range sorted {
+			sorted[i] = time.Duration(s.frameTimes[i].Load())
+		}
 		slices.Sort(sorted)
 		st.FrameTimeP50 = sorted[(n-1)*50/100]
 		st.FrameTimeP99 = sorted[(n-1)*99/100]
