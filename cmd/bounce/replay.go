@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gameloop-go/gameloop"
+	"github.com/gameloop-go/gameloop/internal/replaycli"
 	"github.com/gameloop-go/gameloop/replay"
 )
 
@@ -153,32 +153,10 @@ func (r *recording) close() error {
 	return nil
 }
 
-// errMismatch is what runReplay returns when the replay ran but did not match.
-var errMismatch = errors.New("the replay did not match the recording")
-
 // runReplay replays the recording in path headless, as fast as it goes, with a game built from
-// the recording's own start, and prints whether every checksum matched. It returns nil when
-// they did, an error wrapping errMismatch when one did not (or the replay stopped short), and
-// another error when the recording could not be read or replayed. A recording cut short (by a
-// crash while recording) is replayed as far as it goes, then reported as an error.
+// the recording's own start, and prints whether every checksum matched (see replaycli.Run).
 func runReplay(ctx context.Context, path string, stdout io.Writer) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return fmt.Errorf("-replay: %w", err)
-	}
-	defer f.Close()
-	rec, err := replay.Decode(bufio.NewReader(f))
-	if err != nil && (!errors.Is(err, replay.ErrTruncated) || rec == nil) {
-		return fmt.Errorf("-replay %s: %w", path, err)
-	}
-	if err := playRecording(ctx, rec, stdout); err != nil {
-		return fmt.Errorf("-replay %s: %w", path, err)
-	}
-	if !rec.Complete {
-		// What there was matched, but not the whole session: err says where it was cut.
-		return fmt.Errorf("-replay %s: %w", path, err)
-	}
-	return nil
+	return replaycli.Run(ctx, path, stdout, playRecording)
 }
 
 // playRecording replays rec headless in bench mode into a new game started from its Meta, and
@@ -202,33 +180,5 @@ func playRecording(ctx context.Context, rec *replay.Recording, stdout io.Writer)
 	if err != nil {
 		return err
 	}
-	return printResult(stdout, res)
-}
-
-// printResult prints the outcome of a replay, as "replay: 36000 ticks, matched (52 inputs,
-// 36000 checksums, in 27ms)", and returns an error wrapping errMismatch if it did not match.
-// Of a recording cut short it says so; the caller reports where it was cut.
-func printResult(w io.Writer, res *replay.Result) error {
-	var line string
-	var failed error
-	switch {
-	case res.Mismatch != nil:
-		m := res.Mismatch
-		line = fmt.Sprintf("replay: MISMATCH at tick %d of %d: expected checksum %016x, got %016x (%d checksums matched before it)",
-			m.Tick, res.Recorded, m.Recorded, m.Replayed, res.Checked-1)
-		failed = fmt.Errorf("%w at tick %d", errMismatch, m.Tick)
-	case res.Ticks < res.Recorded:
-		line = fmt.Sprintf("replay: STOPPED at tick %d of %d", res.Ticks, res.Recorded)
-		failed = fmt.Errorf("%w: the game stopped at tick %d of %d", errMismatch, res.Ticks, res.Recorded)
-	case res.Cut != nil:
-		line = fmt.Sprintf("replay: %d ticks, matched as far as the recording goes, but it was cut short (%d inputs, %d checksums, in %v)",
-			res.Ticks, res.Inputs, res.Checked, res.Elapsed.Round(time.Microsecond))
-	default:
-		line = fmt.Sprintf("replay: %d ticks, matched (%d inputs, %d checksums, in %v)",
-			res.Ticks, res.Inputs, res.Checked, res.Elapsed.Round(time.Microsecond))
-	}
-	if _, err := fmt.Fprintln(w, line); err != nil {
-		return fmt.Errorf("printing the result: %w", err)
-	}
-	return failed
+	return replaycli.PrintResult(stdout, res)
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/gameloop-go/gameloop"
+	"github.com/gameloop-go/gameloop/internal/replaycli"
 	"github.com/gameloop-go/gameloop/replay"
 )
 
@@ -177,8 +178,8 @@ func TestReplayMismatch(t *testing.T) {
 	rec.Checksums[40].Sum ^= 1
 	var out bytes.Buffer
 	err := playRecording(t.Context(), rec, &out)
-	if !errors.Is(err, errMismatch) {
-		t.Fatalf("a changed checksum: %v, want errMismatch", err)
+	if !errors.Is(err, replaycli.ErrMismatch) {
+		t.Fatalf("a changed checksum: %v, want replaycli.ErrMismatch", err)
 	}
 	want := "replay: MISMATCH at tick 41 of 70: expected checksum "
 	if !strings.HasPrefix(out.String(), want) || !strings.Contains(out.String(), "(40 checksums matched before it)") {
@@ -193,7 +194,7 @@ func TestReplayMismatch(t *testing.T) {
 	s.seed++
 	rec.Meta = s.encode()
 	out.Reset()
-	if err := playRecording(t.Context(), rec, &out); !errors.Is(err, errMismatch) || !strings.HasPrefix(out.String(), "replay: MISMATCH at tick 1 ") {
+	if err := playRecording(t.Context(), rec, &out); !errors.Is(err, replaycli.ErrMismatch) || !strings.HasPrefix(out.String(), "replay: MISMATCH at tick 1 ") {
 		t.Errorf("another seed: %v, printed %q; want a mismatch at tick 1", err, out.String())
 	}
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gameloop-go/gameloop"
+	"github.com/gameloop-go/gameloop/internal/replaycli"
 	"github.com/gameloop-go/gameloop/replay"
 )
 
@@ -68,36 +68,16 @@ func (a *app) play(ctx context.Context, g gameloop.Game) error {
 	return err
 }
 
-// errMismatch is what runReplay returns when the replay ran but did not match.
-var errMismatch = errors.New("the replay did not match the recording")
-
 // runReplay replays the recording in path headless (no window, no OpenGL), as fast as it goes,
-// and prints whether every checksum matched. It returns nil when they did, an error wrapping
-// errMismatch when one did not, and another error when the recording could not be read or
-// replayed. A recording cut short (by a crash while recording) is replayed as far as it goes,
-// then reported as an error.
+// and prints whether every checksum matched (see replaycli.Run).
 func runReplay(ctx context.Context, path string, stdout io.Writer) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return fmt.Errorf("-replay: %w", err)
-	}
-	defer f.Close()
-	rec, err := replay.Decode(bufio.NewReader(f))
-	if err != nil && (!errors.Is(err, replay.ErrTruncated) || rec == nil) {
-		return fmt.Errorf("-replay %s: %w", path, err)
-	}
-	_, res, perr := replayRecording(ctx, rec)
-	if perr == nil {
-		perr = printResult(stdout, res)
-	}
-	if perr != nil {
-		return fmt.Errorf("-replay %s: %w", path, perr)
-	}
-	if !rec.Complete {
-		// What there was matched, but not the whole session: err says where it was cut.
-		return fmt.Errorf("-replay %s: %w", path, err)
-	}
-	return nil
+	return replaycli.Run(ctx, path, stdout, func(ctx context.Context, rec *replay.Recording, w io.Writer) error {
+		_, res, err := replayRecording(ctx, rec)
+		if err != nil {
+			return err
+		}
+		return replaycli.PrintResult(w, res)
+	})
 }
 
 // replayRecording replays rec in bench mode into a new game with no screen, and returns the
@@ -121,32 +101,4 @@ func replayRecording(ctx context.Context, rec *replay.Recording) (*game, *replay
 		return nil, nil, err
 	}
 	return g, res, nil
-}
-
-// printResult prints the outcome of a replay, as "replay: 3600 ticks, matched (4 inputs, 3600
-// checksums, in 2ms)", and returns an error wrapping errMismatch if it did not match. Of a
-// recording cut short it says so; the caller reports where it was cut.
-func printResult(w io.Writer, res *replay.Result) error {
-	var line string
-	var failed error
-	switch {
-	case res.Mismatch != nil:
-		m := res.Mismatch
-		line = fmt.Sprintf("replay: MISMATCH at tick %d of %d: expected checksum %016x, got %016x (%d checksums matched before it)",
-			m.Tick, res.Recorded, m.Recorded, m.Replayed, res.Checked-1)
-		failed = fmt.Errorf("%w at tick %d", errMismatch, m.Tick)
-	case res.Ticks < res.Recorded:
-		line = fmt.Sprintf("replay: STOPPED at tick %d of %d", res.Ticks, res.Recorded)
-		failed = fmt.Errorf("%w: the game stopped at tick %d of %d", errMismatch, res.Ticks, res.Recorded)
-	case res.Cut != nil:
-		line = fmt.Sprintf("replay: %d ticks, matched as far as the recording goes, but it was cut short (%d inputs, %d checksums, in %v)",
-			res.Ticks, res.Inputs, res.Checked, res.Elapsed.Round(time.Microsecond))
-	default:
-		line = fmt.Sprintf("replay: %d ticks, matched (%d inputs, %d checksums, in %v)",
-			res.Ticks, res.Inputs, res.Checked, res.Elapsed.Round(time.Microsecond))
-	}
-	if _, err := fmt.Fprintln(w, line); err != nil {
-		return fmt.Errorf("printing the result: %w", err)
-	}
-	return failed
 }

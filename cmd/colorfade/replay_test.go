@@ -13,6 +13,7 @@ import (
 
 	"github.com/gameloop-go/gameloop"
 	"github.com/gameloop-go/gameloop/backend/glfw/glfwtest"
+	"github.com/gameloop-go/gameloop/internal/replaycli"
 	"github.com/gameloop-go/gameloop/replay"
 )
 
@@ -118,8 +119,8 @@ func TestReplayMismatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	if err := printResult(&out, res); !errors.Is(err, errMismatch) {
-		t.Errorf("printResult: %v, want errMismatch", err)
+	if err := replaycli.PrintResult(&out, res); !errors.Is(err, replaycli.ErrMismatch) {
+		t.Errorf("printResult: %v, want replaycli.ErrMismatch", err)
 	}
 	if want := "replay: MISMATCH at tick 50 of 100: expected checksum "; !strings.HasPrefix(out.String(), want) {
 		t.Errorf("printed %q, want it to begin %q", out.String(), want)

@@ -1,0 +1,73 @@
+// Package replaycli is what the demos' -replay flags share: reading a recording from a file,
+// replaying it, and printing and returning the outcome.
+package replaycli
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/gameloop-go/gameloop/replay"
+)
+
+// ErrMismatch is what Run and PrintResult return, wrapped, when a replay ran but did not match
+// its recording.
+var ErrMismatch = errors.New("the replay did not match the recording")
+
+// Run reads the recording in the file at path and replays it with play, which prints the
+// outcome to w (with PrintResult). It returns nil when every checksum matched, an error
+// wrapping ErrMismatch when one did not (or the replay stopped short), and another error when
+// the recording could not be read or replayed. A recording cut short (by a crash while
+// recording) is replayed as far as it goes, then reported as an error that says where it ends.
+func Run(ctx context.Context, path string, w io.Writer,
+	play func(ctx context.Context, rec *replay.Recording, w io.Writer) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("-replay: %w", err)
+	}
+	defer f.Close()
+	rec, err := replay.Decode(bufio.NewReader(f))
+	if err != nil && (!errors.Is(err, replay.ErrTruncated) || rec == nil) {
+		return fmt.Errorf("-replay %s: %w", path, err)
+	}
+	if err := play(ctx, rec, w); err != nil {
+		return fmt.Errorf("-replay %s: %w", path, err)
+	}
+	if !rec.Complete {
+		// What there was matched, but not the whole session: err says where it was cut.
+		return fmt.Errorf("-replay %s: %w", path, err)
+	}
+	return nil
+}
+
+// PrintResult prints the outcome of a replay as one line, such as "replay: 36000 ticks,
+// matched (52 inputs, 36000 checksums, in 27ms)", and returns an error wrapping ErrMismatch if
+// it did not match. Of a recording cut short it says so; Run reports where it was cut.
+func PrintResult(w io.Writer, res *replay.Result) error {
+	var line string
+	var failed error
+	switch {
+	case res.Mismatch != nil:
+		m := res.Mismatch
+		line = fmt.Sprintf("replay: MISMATCH at tick %d of %d: expected checksum %016x, got %016x (%d checksums matched before it)",
+			m.Tick, res.Recorded, m.Recorded, m.Replayed, res.Checked-1)
+		failed = fmt.Errorf("%w at tick %d", ErrMismatch, m.Tick)
+	case res.Ticks < res.Recorded:
+		line = fmt.Sprintf("replay: STOPPED at tick %d of %d", res.Ticks, res.Recorded)
+		failed = fmt.Errorf("%w: the game stopped at tick %d of %d", ErrMismatch, res.Ticks, res.Recorded)
+	case res.Cut != nil:
+		line = fmt.Sprintf("replay: %d ticks, matched as far as the recording goes, but it was cut short (%d inputs, %d checksums, in %v)",
+			res.Ticks, res.Inputs, res.Checked, res.Elapsed.Round(time.Microsecond))
+	default:
+		line = fmt.Sprintf("replay: %d ticks, matched (%d inputs, %d checksums, in %v)",
+			res.Ticks, res.Inputs, res.Checked, res.Elapsed.Round(time.Microsecond))
+	}
+	if _, err := fmt.Fprintln(w, line); err != nil {
+		return fmt.Errorf("printing the result: %w", err)
+	}
+	return failed
+}
