@@ -309,7 +309,7 @@ func shortSleepBounds() marginBounds {
 		min:     10 * time.Microsecond,
 		max:     250 * time.Microsecond,
 		pad:     10 * time.Microsecond,
-		rank:    3,
+		rank:    2,
 	}
 }
 
@@ -333,10 +333,12 @@ const marginWindow = 64
 // times 1.25, plus a pad, clamped. Recent ones, because lateness comes in bursts (another
 // process busy on the core, the host busy) and a margin that stays high after a burst wastes
 // CPU for nothing. The largest for the long sleep, whose margin costs nothing but a longer
-// short sleep. The third largest for the short sleep, whose margin is spun: measured on a
-// 2-core VM over 30 s runs, the largest of 64 spun 115-147 µs a frame on average, the third
-// largest 68-92 µs, while the share of frames more than 50 µs late rose from 0.1-1.2% to
-// 0.4-1.4%: those come from wake-ups hundreds of µs late that no margin of the last 64 covers.
+// short sleep. The second largest for the short sleep, whose margin is spun: simulated on six
+// 30 s traces of real wake-ups on a 2-core VM, the largest of 64 spun 115-147 µs a frame on
+// average and the second largest 83-110 µs, while the share of frames more than 50 µs late went
+// from 0.1-1.2% to 0.2-1.3%: those come from wake-ups hundreds of µs late that no margin of the
+// last 64 covers. (The third largest spun 68-92 µs, but in loopbench runs side by side its
+// p99 was worse at both 60 and 240 Hz, for no CPU saved that the runs could show.)
 type margin struct {
 	bounds  marginBounds
 	ring    [marginWindow]time.Duration
