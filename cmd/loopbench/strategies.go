@@ -147,44 +147,20 @@ func runTicker(rec *recorder) error {
 // runBusyWait spins on the clock to each slot of the absolute schedule: the best timing there
 // is, at the cost of a whole core.
 func runBusyWait(rec *recorder) error {
-	epoch := rec.now()
-	for k := uint64(0); ; k++ {
-		aim := epoch + rec.slot(k)
-		now := rec.now()
-		for now < aim {
-			now = rec.now()
+	onGrid(rec, func(aim time.Duration) {
+		for rec.now() < aim {
 		}
-		if now-aim > rec.period {
-			// Far behind (the machine stalled): resynchronise instead of bursting.
-			k = uint64((now - epoch) / rec.period)
-			aim = epoch + rec.slot(k)
-		}
-		if !rec.frame(now, aim) {
-			return nil
-		}
-		rec.work()
-	}
+	})
+	return nil
 }
 
 // runPacer waits for each slot of the absolute schedule with a Pacer: gameloop without the
 // Loop, to tell the pacer's precision from the loop's own overhead.
 func runPacer(rec *recorder) error {
 	pacer := gameloop.NewPacer(rec.now)
-	epoch := rec.now()
-	for k := uint64(0); ; k++ {
-		aim := epoch + rec.slot(k)
-		pacer.WaitUntil(aim, nil)
-		now := rec.now()
-		if now-aim > rec.period {
-			k = uint64((now - epoch) / rec.period)
-			aim = epoch + rec.slot(k)
-		}
-		if !rec.frame(now, aim) {
-			rec.pacer = pacer.Stats()
-			return nil
-		}
-		rec.work()
-	}
+	onGrid(rec, func(aim time.Duration) { pacer.WaitUntil(aim, nil) })
+	rec.pacer = pacer.Stats()
+	return nil
 }
 
 // runPacerInput is runPacer with the coarse part of each wait spent in a window's WaitInput,
@@ -193,21 +169,31 @@ func runPacer(rec *recorder) error {
 func runPacerInput(rec *recorder) error {
 	pacer := gameloop.NewPacer(rec.now)
 	win := gameloop.NewHeadlessWindow(0, 0)
-	epoch := rec.now()
-	for k := uint64(0); ; k++ {
-		aim := epoch + rec.slot(k)
+	onGrid(rec, func(aim time.Duration) {
 		if d := pacer.CoarseDeadline(aim) - rec.now(); d > 0 {
 			win.WaitInput(d)
 		}
 		pacer.WaitUntil(aim, nil)
+	})
+	rec.pacer = pacer.Stats()
+	return nil
+}
+
+// onGrid runs frames on the absolute schedule, each aimed at its slot and started once wait
+// returns, until the recorder has enough. Far behind (the machine stalled), it resynchronises
+// to the current slot instead of bursting.
+func onGrid(rec *recorder, wait func(aim time.Duration)) {
+	epoch := rec.now()
+	for k := uint64(0); ; k++ {
+		aim := epoch + rec.slot(k)
+		wait(aim)
 		now := rec.now()
 		if now-aim > rec.period {
 			k = uint64((now - epoch) / rec.period)
 			aim = epoch + rec.slot(k)
 		}
 		if !rec.frame(now, aim) {
-			rec.pacer = pacer.Stats()
-			return nil
+			return
 		}
 		rec.work()
 	}
