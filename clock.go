@@ -59,9 +59,16 @@ func NewManualClock() *ManualClock { return &ManualClock{} }
 func (c *ManualClock) Now() time.Duration { return time.Duration(c.now.Load()) }
 
 // Advance moves the clock forward by d; a negative d is ignored, as time does not go back.
+// The clock stops at math.MaxInt64 nanoseconds (292 years) rather than wrap around.
 func (c *ManualClock) Advance(d time.Duration) {
-	if d > 0 {
-		c.now.Add(int64(d))
+	if d <= 0 {
+		return
+	}
+	for {
+		old := c.now.Load()
+		if c.now.CompareAndSwap(old, int64(addSat(time.Duration(old), d))) {
+			return
+		}
 	}
 }
 

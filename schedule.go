@@ -40,7 +40,7 @@ type Schedule struct {
 	stepCeil     time.Duration // one step, rounded up: the least game time a pass accounts for
 	maxTicks     int
 	maxFrameTime time.Duration
-	scale        float64
+	scale        timeScale
 	paused       bool
 
 	started bool
@@ -64,6 +64,8 @@ type Schedule struct {
 
 	droppedTicks uint64
 	droppedTime  time.Duration
+
+	reorigins int // times reorigin ran, for tests
 }
 
 // Step is what one call of Advance decided.
@@ -95,7 +97,7 @@ func newSchedule(cfg Config) *Schedule {
 		rate:         int64(cfg.TickRate),
 		maxTicks:     cfg.MaxTicksPerFrame,
 		maxFrameTime: cfg.MaxFrameTime,
-		scale:        cfg.TimeScale,
+		scale:        exactScale(cfg.TimeScale),
 	}
 	s.setRate(int64(cfg.TickRate))
 	s.regrid()
@@ -127,7 +129,41 @@ func (s *Schedule) gameTime(now time.Duration) time.Duration {
 	if s.paused || !s.started {
 		return s.gameBase
 	}
-	return s.gameBase + scaleDuration(now-s.realBase, s.scale)
+	return addSat(s.gameBase, s.scale.scale(now-s.realBase))
+}
+
+// reoriginAt is the game time past which the schedule moves the origin of its game time
+// forward, so that game time never nears the end of int64 nanoseconds (292 years): at the
+// largest time scale, 10^6, that end would come after two and a half hours of real time.
+const reoriginAt = time.Duration(1) << 61
+
+// reorigin moves the origin of game time forward by whole seconds of the tick grid, to the
+// last whole second of grid slots before the last tick that ran. Every game time the schedule
+// holds moves by the same amount and the grid stays exact (whole seconds of slots take whole
+// nanoseconds), so nothing that is owed, dropped or reported changes.
+func (s *Schedule) reorigin(now time.Duration) {
+	s.rebase(now)
+	slot := s.ticks - s.epochTick + s.skipped // the grid slot of the last tick that ran
+	whole := slot / uint64(s.rate)
+	shift := whole * uint64(s.rate)
+	if s.skipped >= shift {
+		s.skipped -= shift
+	} else {
+		s.epochTick += shift - s.skipped
+		s.skipped = 0
+	}
+	by := s.epochGame + time.Duration(whole)*time.Second
+	s.epochGame = 0
+	s.gameBase -= by
+	if s.gameBase >= reoriginAt {
+		// One pass spans more game time than the new origin leaves room for (at scale 10^6,
+		// a stall of a day): all but the last 73 years of it is let go uncounted. It is far
+		// beyond MaxFrameTime, so its ticks would have been dropped anyway.
+		s.gameBase = reoriginAt - 1
+	}
+	s.lastGame = subSat(s.lastGame, by)
+	s.regrid()
+	s.reorigins++
 }
 
 // rebase moves the origin of the real-to-game mapping to now, before the mapping changes.
@@ -159,6 +195,10 @@ func (s *Schedule) owedAt(g time.Duration) uint64 {
 func (s *Schedule) Advance(now time.Duration) Step {
 	s.start(now)
 	g := s.gameTime(now)
+	if g >= reoriginAt {
+		s.reorigin(now)
+		g = s.gameTime(now)
+	}
 	s.reserved = 0
 	owed := s.owedAt(g)
 
@@ -166,7 +206,7 @@ func (s *Schedule) Advance(now time.Duration) Step {
 	// than one step, or a low tick rate would drop every tick) and MaxTicksPerFrame allow are
 	// dropped.
 	allowed := owed
-	if limit := s.lastGame + max(scaleDuration(s.maxFrameTime, s.scale), s.stepCeil); g > limit {
+	if limit := addSat(s.lastGame, max(s.scale.scale(s.maxFrameTime), s.stepCeil)); g > limit {
 		allowed = s.owedAt(limit)
 	}
 	allowed = min(allowed, uint64(s.maxTicks))
@@ -180,7 +220,7 @@ func (s *Schedule) Advance(now time.Duration) Step {
 		s.skipped += owed - allowed
 		st.DroppedTicks, st.DroppedTime = owed-allowed, to-from
 		s.droppedTicks += st.DroppedTicks
-		s.droppedTime += st.DroppedTime
+		s.droppedTime = addSat(s.droppedTime, st.DroppedTime)
 		s.regrid()
 	}
 	s.reserved = int(allowed)
@@ -247,7 +287,7 @@ func (s *Schedule) alphaOf(ext time.Duration) float64 {
 // NextTickAt returns the real time at which the next tick is due: now or earlier if ticks are
 // owed; a time that never comes (math.MaxInt64) while paused or at time scale 0.
 func (s *Schedule) NextTickAt() time.Duration {
-	if s.paused || s.scale == 0 {
+	if s.paused || s.scale.mant == 0 {
 		return never
 	}
 	next := s.dueNext
@@ -255,7 +295,7 @@ func (s *Schedule) NextTickAt() time.Duration {
 		next = s.due(s.ticks + uint64(s.reserved) + 1)
 	}
 	d := next - s.gameBase
-	return addSat(s.realBase, unscaleDuration(d, s.scale))
+	return addSat(s.realBase, s.scale.unscale(d))
 }
 
 // Ticks returns the number of ticks run.
@@ -280,7 +320,7 @@ func (s *Schedule) StepSeconds() float64 { return 1 / float64(s.rate) }
 func (s *Schedule) Paused() bool { return s.paused }
 
 // TimeScale returns the current time scale.
-func (s *Schedule) TimeScale() float64 { return s.scale }
+func (s *Schedule) TimeScale() float64 { return s.scale.f }
 
 // Pause stops game time at now: no ticks come due until Resume. Ticks already owed stay owed.
 func (s *Schedule) Pause(now time.Duration) {
@@ -310,7 +350,7 @@ func (s *Schedule) SetTimeScale(now time.Duration, scale float64) error {
 		return err
 	}
 	s.rebase(now)
-	s.scale = scale
+	s.scale = exactScale(scale)
 	s.reserved = 0
 	return nil
 }

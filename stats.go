@@ -113,7 +113,7 @@ func (s *statsState) skip() {
 func (s *statsState) drop(ticks uint64, gameTime, now time.Duration) {
 	s.mu.Lock()
 	s.droppedTicks += ticks
-	s.droppedTime += gameTime
+	s.droppedTime = addSat(s.droppedTime, gameTime)
 	s.lastDrop, s.anyDrop = now, true
 	s.mu.Unlock()
 }

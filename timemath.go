@@ -2,6 +2,7 @@ package gameloop
 
 import (
 	"math"
+	"math/bits"
 	"time"
 )
 
@@ -31,28 +32,101 @@ func offsetOf(k uint64, rate int64) time.Duration {
 	return time.Duration(whole)*time.Second + time.Duration((rest*uint64(time.Second)+r-1)/r)
 }
 
-// scaleDuration returns d*scale rounded to the nearest nanosecond; scale 1 is exact.
-func scaleDuration(d time.Duration, scale float64) time.Duration {
-	if scale == 1 {
-		return d
-	}
-	return time.Duration(math.Round(float64(d) * scale))
+// timeScale is a time scale held exactly: the float64 a user gave, as mant * 2^exp with mant
+// odd (or zero). Scaling a duration by it is exact integer arithmetic on 128-bit products, so
+// that converting game time to real time and back never loses a nanosecond in the direction
+// that matters: at unscale(d) real time, scale gives at least d of game time, at any size.
+type timeScale struct {
+	f    float64 // the scale as given
+	mant uint64
+	exp  int
 }
 
-// unscaleDuration returns the real time in which game time d passes at scale, rounded up so
-// that the game time has fully passed by then; never if time does not pass.
-func unscaleDuration(d time.Duration, scale float64) time.Duration {
-	switch {
-	case scale == 1:
+// exactScale returns f as a timeScale. f must be finite and not negative (see checkScale).
+func exactScale(f float64) timeScale {
+	if f == 0 {
+		return timeScale{}
+	}
+	frac, exp := math.Frexp(f) // f = frac * 2^exp, frac in [0.5, 1)
+	mant := uint64(frac * (1 << 53))
+	exp -= 53
+	tz := bits.TrailingZeros64(mant)
+	return timeScale{f: f, mant: mant >> tz, exp: exp + tz}
+}
+
+// scale returns floor(d * s), saturating at never; d <= 0 gives 0. Scale 1 is the identity.
+func (s timeScale) scale(d time.Duration) time.Duration {
+	if d <= 0 || s.mant == 0 {
+		return 0
+	}
+	if s.mant == 1 && s.exp == 0 {
 		return d
-	case scale == 0:
+	}
+	hi, lo := bits.Mul64(uint64(d), s.mant)
+	if s.exp >= 0 {
+		// Shift left: saturate when any bit would pass bit 62.
+		if hi != 0 || s.exp >= 63 || lo > uint64(never)>>s.exp {
+			return never
+		}
+		return time.Duration(lo << s.exp)
+	}
+	k := -s.exp
+	switch {
+	case k >= 128:
+		return 0
+	case k >= 64:
+		lo, hi = hi>>(k-64), 0
+	default:
+		lo, hi = lo>>k|hi<<(64-k), hi>>k
+	}
+	if hi != 0 || lo > uint64(never) {
 		return never
 	}
-	r := math.Ceil(float64(d) / scale)
-	if r >= float64(never) {
+	return time.Duration(lo)
+}
+
+// unscale returns the least real time r with s.scale(r) >= d: ceil(d / s). It is never (a
+// time that does not come) when game time does not pass or r is beyond int64; d <= 0 gives 0.
+func (s timeScale) unscale(d time.Duration) time.Duration {
+	switch {
+	case d <= 0:
+		return 0
+	case s.mant == 0:
+		return never
+	case s.mant == 1 && s.exp == 0:
+		return d
+	}
+	if s.exp >= 0 {
+		// s = mant << exp fits in 64 bits (s <= maxTimeScale).
+		div := s.mant << s.exp
+		q := uint64(d) / div
+		if uint64(d)%div != 0 {
+			q++
+		}
+		return time.Duration(q)
+	}
+	// ceil(d * 2^k / mant), with d * 2^k as a 128-bit number.
+	k := -s.exp
+	if bits.Len64(uint64(d))+k > 127 {
+		return never // at least 2^(126-53): far beyond int64
+	}
+	var hi, lo uint64
+	if k >= 64 {
+		hi, lo = uint64(d)<<(k-64), 0
+	} else {
+		hi, lo = uint64(d)>>(64-k), uint64(d)<<k
+	}
+	if hi >= s.mant {
+		return never // the quotient needs more than 64 bits
+	}
+	q, rem := bits.Div64(hi, lo, s.mant)
+	if rem != 0 {
+		q++
+	}
+	if q > uint64(never) || q == 0 && rem != 0 {
 		return never
 	}
-	return time.Duration(r)
+	return time.Duration(q)
 }
 
 // addSat adds without overflowing past never.
@@ -61,4 +135,12 @@ func addSat(a, b time.Duration) time.Duration {
 		return never
 	}
 	return a + b
+}
+
+// subSat subtracts without wrapping below -never.
+func subSat(a, b time.Duration) time.Duration {
+	if b > 0 && a < -never+b {
+		return -never
+	}
+	return a - b
 }
