@@ -164,21 +164,39 @@ func (l *Loop) Window() Window { return l.win }
 // two; call Pause first to stop game time too.
 //
 // Each event is valid until the next one is delivered; see Event.
+//
+// A loop runs one sequence at a time: ranging over Events (or calling Run) while another range
+// or Run of the same loop is under way, in this goroutine or another, is a programming error,
+// and the second range panics with an error that wraps ErrAlreadyRunning. The running sequence
+// is not disturbed.
 func (l *Loop) Events(ctx context.Context) iter.Seq[Event] {
 	return func(yield func(Event) bool) {
 		if !l.running.CompareAndSwap(false, true) {
-			l.err = errors.New("gameloop: Events called while the loop is already running")
-			return
+			panic(fmt.Errorf("gameloop: ranging over Events: %w", ErrAlreadyRunning))
 		}
 		defer l.running.Store(false)
-		l.err = nil
-		stop := context.AfterFunc(ctx, l.wakeUp)
-		defer stop()
-		for {
-			ev := l.next(ctx)
-			if ev == nil || !yield(ev) {
-				return
-			}
+		l.events(ctx, yield)
+	}
+}
+
+// ErrAlreadyRunning is the error Run returns, and a range over Events panics with, when the loop
+// is already running: a loop runs one sequence at a time.
+var ErrAlreadyRunning = errors.New("gameloop: the loop is already running")
+
+// events delivers the loop's events to yield until the sequence ends. The caller holds
+// l.running.
+func (l *Loop) events(ctx context.Context, yield func(Event) bool) {
+	l.err = nil
+	if err := ctx.Err(); err != nil {
+		l.err = err
+		return
+	}
+	stop := context.AfterFunc(ctx, l.wakeUp)
+	defer stop()
+	for {
+		ev := l.next(ctx)
+		if ev == nil || !yield(ev) {
+			return
 		}
 	}
 }
@@ -228,6 +246,13 @@ func (l *Loop) next(ctx context.Context) Event {
 			l.state = stTick
 
 		case stTick:
+			// Cancellation is honoured between updates too, not only between passes: with
+			// permissive catch-up settings one pass can owe millions of updates. The check
+			// costs an atomic load.
+			if err := ctx.Err(); err != nil {
+				l.err = err
+				return nil
+			}
 			if l.ctlPending.Load() {
 				l.applyControl()
 			}

@@ -535,6 +535,50 @@ func TestContextCancellation(t *testing.T) {
 	})
 }
 
+// Cancellation ends a pass between updates, even when the pass owes millions of them.
+func TestCancellationInsideAPass(t *testing.T) {
+	l, clk := newLoop(t, Config{TickRate: 1000, MaxTicksPerFrame: math.MaxInt32, MaxFrameTime: math.MaxInt64})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var last uint64
+	err := l.Run(ctx, GameFunc(func(u *Update) error {
+		last = u.Tick
+		if u.Tick == 1 {
+			clk.Advance(2 * time.Hour) // 7.2 million ticks owed in the next pass
+		}
+		if u.Tick == 10 {
+			cancel()
+		}
+		return nil
+	}))
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run = %v, want context.Canceled", err)
+	}
+	if last != 10 {
+		t.Errorf("the last update was tick %d; want 10, where ctx was cancelled", last)
+	}
+}
+
+// Run and Events on a context already cancelled return at once, with its error.
+func TestAlreadyCancelled(t *testing.T) {
+	l, _ := newLoop(t, Config{TickRate: 10})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	g := &testGame{}
+	if err := l.Run(ctx, g); !errors.Is(err, context.Canceled) {
+		t.Errorf("Run = %v, want context.Canceled", err)
+	}
+	for ev := range l.Events(ctx) {
+		t.Errorf("event %v on a cancelled context", ev)
+	}
+	if !errors.Is(l.Err(), context.Canceled) {
+		t.Errorf("Err = %v, want context.Canceled", l.Err())
+	}
+	if g.updates+g.renders+g.variables+g.inputs != 0 || l.Stats().Frames != 0 {
+		t.Errorf("callbacks ran on a cancelled context: %+v", g)
+	}
+}
+
 func TestSwapErrorEndsTheLoop(t *testing.T) {
 	errGone := errors.New("device lost")
 	l, _ := newLoop(t, Config{TickRate: 10, MaxFPS: 10, Window: &failingWindow{HeadlessWindow: NewHeadlessWindow(1, 1), err: errGone}})
@@ -555,13 +599,62 @@ func (w *failingWindow) SwapBuffers() error { return w.err }
 func TestEventsIsNotReentrant(t *testing.T) {
 	l, _ := newLoop(t, Config{TickRate: 10})
 	for range l.Events(context.Background()) {
-		for range l.Events(context.Background()) {
-			t.Fatal("nested Events delivered an event")
+		if err := l.Run(context.Background(), GameFunc(func(*Update) error { return nil })); !errors.Is(err, ErrAlreadyRunning) {
+			t.Errorf("nested Run = %v, want ErrAlreadyRunning", err)
 		}
-		if l.Err() == nil {
-			t.Error("nested Events gave no error")
-		}
+		func() {
+			defer func() {
+				if err, _ := recover().(error); !errors.Is(err, ErrAlreadyRunning) {
+					t.Errorf("nested Events panicked with %v, want ErrAlreadyRunning", err)
+				}
+			}()
+			for range l.Events(context.Background()) {
+				t.Fatal("nested Events delivered an event")
+			}
+		}()
 		break
+	}
+}
+
+// A second, concurrent Run or range over Events is refused without touching the running
+// sequence: under -race, the refusal races with nothing, and the running sequence's Err is its
+// own.
+func TestConcurrentRunIsRefusedWithoutHarm(t *testing.T) {
+	l, clk := newLoop(t, Config{TickRate: 10, MaxFPS: 10})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	inside := make(chan struct{})
+	refused := make(chan struct{})
+	done := make(chan error)
+	go func() {
+		var once bool
+		for ev := range l.Events(ctx) {
+			if _, ok := ev.(*Update); ok && !once {
+				once = true
+				close(inside)
+				<-refused
+			}
+			if clk.Now() > time.Second {
+				break
+			}
+		}
+		done <- l.Err()
+	}()
+	<-inside
+	for range 3 {
+		if err := l.Run(ctx, GameFunc(func(*Update) error { return nil })); !errors.Is(err, ErrAlreadyRunning) {
+			t.Errorf("concurrent Run = %v, want ErrAlreadyRunning", err)
+		}
+		func() {
+			defer func() { _ = recover() }()
+			for range l.Events(ctx) {
+				t.Error("concurrent Events delivered an event")
+			}
+		}()
+	}
+	close(refused)
+	if err := <-done; err != nil {
+		t.Errorf("the running sequence ended with %v, want nil (it broke out)", err)
 	}
 }
 

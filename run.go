@@ -35,12 +35,19 @@ type Renderer interface {
 // cancelled (ctx.Err()). A panic in a callback is recovered and returned as a *PanicError with
 // its stack, so that the caller can restore the terminal or close the window before reporting
 // it. The loop can be run again afterwards, and goes on where it stopped.
+//
+// Run returns an error wrapping ErrAlreadyRunning, and does nothing else, if the loop is already
+// running (Run or a range over Events, in any goroutine).
 func (l *Loop) Run(ctx context.Context, g Game) error {
+	if !l.running.CompareAndSwap(false, true) {
+		return fmt.Errorf("gameloop: Run: %w", ErrAlreadyRunning)
+	}
+	defer l.running.Store(false)
 	input, _ := g.(InputHandler)
 	variable, _ := g.(VariableUpdater)
 	renderer, _ := g.(Renderer)
 	var err error
-	for ev := range l.Events(ctx) {
+	l.events(ctx, func(ev Event) bool {
 		switch ev := ev.(type) {
 		case *Input:
 			if input != nil {
@@ -57,18 +64,20 @@ func (l *Loop) Run(ctx context.Context, g Game) error {
 				err = call(renderer.Render, ev, "Render of frame", ev.Frame)
 			}
 		}
-		if err != nil {
-			break
-		}
-	}
+		return err == nil
+	})
 	if err != nil {
-		if errors.Is(err, ErrStop) {
+		if err == errStopped {
 			return nil
 		}
 		return err
 	}
 	return l.Err()
 }
+
+// errStopped is what call returns when a callback returned ErrStop. Only a returned ErrStop ends
+// Run normally: a panic whose value is or wraps ErrStop is still a panic.
+var errStopped = errors.New("gameloop: stopped by the game")
 
 // call calls f(ev), turning an error or a panic into an error that says where it happened.
 func call[E any](f func(E) error, ev E, where string, n uint64) (err error) {
@@ -79,7 +88,7 @@ func call[E any](f func(E) error, ev E, where string, n uint64) (err error) {
 	}()
 	if err := f(ev); err != nil {
 		if errors.Is(err, ErrStop) {
-			return err
+			return errStopped
 		}
 		return fmt.Errorf("gameloop: %s %d: %w", where, n, err)
 	}

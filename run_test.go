@@ -91,6 +91,20 @@ func TestRunErrors(t *testing.T) {
 			wantText: "Render of frame 2: boom",
 		},
 		{
+			name:     "a panic with ErrStop is a panic, not a stop",
+			game:     &testGame{update: func(u *Update) error { panicAt(u, 2, ErrStop); return nil }},
+			wantIs:   ErrStop,
+			wantText: "panic in Update at tick 2: gameloop: stop",
+			panicked: true,
+		},
+		{
+			name:     "a panic wrapping ErrStop is a panic too",
+			game:     &testGame{update: func(u *Update) error { panicAt(u, 2, errorsJoin(ErrStop)); return nil }},
+			wantIs:   ErrStop,
+			wantText: "panic in Update at tick 2: game over",
+			panicked: true,
+		},
+		{
 			name: "panic is recovered with its stack",
 			game: &testGame{update: func(u *Update) error {
 				if u.Tick == 4 {
@@ -141,6 +155,12 @@ func stopAt(u *Update, tick uint64, err error) error {
 		return err
 	}
 	return nil
+}
+
+func panicAt(u *Update, tick uint64, v any) {
+	if u.Tick == tick {
+		panic(v)
+	}
 }
 
 func errorsJoin(err error) error { return errors.Join(errors.New("game over"), err) }
