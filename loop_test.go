@@ -676,6 +676,19 @@ func TestStatsRates(t *testing.T) {
 	}
 }
 
+// FPS and TPS are reported once a few frames are in, not only after the first second.
+func TestStatsRatesInTheFirstSecond(t *testing.T) {
+	l, clk := newLoop(t, Config{TickRate: 60, MaxFPS: 30})
+	if st := l.Stats(); st.FPS != 0 || st.TPS != 0 {
+		t.Errorf("before any frame: FPS %v TPS %v", st.FPS, st.TPS)
+	}
+	countTicks(t, l, clk, 200*time.Millisecond)
+	st := l.Stats()
+	if math.Abs(st.FPS-30) > 0.5 || math.Abs(st.TPS-60) > 0.5 {
+		t.Errorf("after 200ms: FPS %v TPS %v, want 30 and 60", st.FPS, st.TPS)
+	}
+}
+
 func TestSetMaxFPS(t *testing.T) {
 	l, clk := newLoop(t, Config{TickRate: 10, MaxFPS: 10})
 	frames := 0

@@ -20,7 +20,8 @@ type Stats struct {
 	// RunningSlowly is true while ticks are being dropped: some were in the last second.
 	RunningSlowly bool
 	// FPS and TPS are frames drawn and ticks run per second of real time, over the most
-	// recent complete window of about one second.
+	// recent complete window of about one second; in the first second, over the time so far
+	// once five frames have been drawn (0 before).
 	FPS, TPS float64
 	// FrameTimeP50, FrameTimeP99 and FrameTimeMax describe the real time between the starts of
 	// consecutive drawn frames, over the most recent Config.FrameTimeSamples frames.
@@ -36,6 +37,10 @@ type Stats struct {
 
 // rateWindow is the length of the window FPS and TPS are measured over.
 const rateWindow = time.Second
+
+// minFramesForRate is how many frames Stats waits for, in the first rate window, before it
+// reports FPS and TPS over the time so far.
+const minFramesForRate = 5
 
 // statsState is what the loop records for Stats. The loop's goroutine is its only writer: what
 // it records every tick and frame (the counters, the ring of frame intervals) is in atomics, and
@@ -60,6 +65,7 @@ type statsState struct {
 	start, winStart       time.Duration
 	winTicks0, winFrames0 uint64 // the counters when the rate window began
 	fps, tps              float64
+	windowDone            bool // a whole rate window has been measured
 	scratch               []time.Duration // room to sort the frame intervals, under mu
 }
 
@@ -83,6 +89,7 @@ func (s *statsState) pass(now time.Duration) {
 		s.fps = float64(frames-s.winFrames0) * float64(time.Second) / float64(d)
 		s.tps = float64(ticks-s.winTicks0) * float64(time.Second) / float64(d)
 		s.winStart, s.winFrames0, s.winTicks0 = now, frames, ticks
+		s.windowDone = true
 		s.mu.Unlock()
 	}
 }
@@ -128,6 +135,14 @@ func (s *statsState) snapshot(st *Stats) {
 	st.DroppedTicks, st.DroppedTime = s.droppedTicks, s.droppedTime
 	st.RunningSlowly = s.anyDrop && now-s.lastDrop < rateWindow
 	st.FPS, st.TPS = s.fps, s.tps
+	if !s.windowDone {
+		// Before the first whole window, the rates so far, once a few frames give one: the
+		// first frame comes at the start, so n frames span n-1 intervals.
+		if d := now - s.start; d > 0 && st.Frames >= minFramesForRate {
+			st.FPS = float64(st.Frames-1) * float64(time.Second) / float64(d)
+			st.TPS = float64(st.Ticks) * float64(time.Second) / float64(d)
+		}
+	}
 	st.RealTime = now - s.start
 	if n := int(s.frameTimeN.Load()); n > 0 {
 		sorted := s.scratch[:n]
