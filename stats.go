@@ -65,7 +65,7 @@ type statsState struct {
 	start, winStart       time.Duration
 	winTicks0, winFrames0 uint64 // the counters when the rate window began
 	fps, tps              float64
-	windowDone            bool // a whole rate window has been measured
+	windowDone            bool            // a whole rate window has been measured
 	scratch               []time.Duration // room to sort the frame intervals, under mu
 }
 

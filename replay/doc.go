@@ -31,8 +31,10 @@
 //	if err != nil { ... }        // the recording is damaged, or the game failed
 //	if !res.Matched() { ... }    // res.Mismatch.Tick is the first tick that differed
 //
-// Or Decode the recording first, to read its Header (to make the game from Meta, say), and
-// call Recording.Play. A go test can replay a recording checked into testdata to test a game
+// Play reads the recording as it replays it, a chunk at a time, so a recording of any size
+// replays in bounded memory. To read its Header first (to make the game from Meta, say), Open
+// it and call Stream.Play; to hold all of it (to look at its inputs, say), Decode it and call
+// Recording.Play. A go test can replay a recording checked into testdata to test a game
 // with real play.
 //
 // # What a deterministic game does

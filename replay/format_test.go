@@ -129,7 +129,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"huge key", cat([]byte(preamble), chunk(header60, rec(2, 1, 1, 1, 0xff, 0xff, 0x04))), replay.ErrCorrupt, second + 5, "key 81919"},
 		{"huge rune", cat([]byte(preamble), chunk(header60, rec(2, 1, 3, 8, 0xff, 0xff, 0xff, 0xff, 0x7f))), replay.ErrCorrupt, second + 5, "rune is not between"},
 		{"tick overflow", cat([]byte(preamble), chunk(header60, rec(4, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01), rec(4, 1))), replay.ErrCorrupt, second + 14, "overflows"},
-		{"checksum at tick 0", cat([]byte(preamble), chunk(header60, rec(3, 0, 1, 2, 3, 4, 5, 6, 7, 8))), replay.ErrCorrupt, second + 2, "checksum for tick 0"},
+		{"checksum at tick 0", cat([]byte(preamble), chunk(header60, rec(3, 0, 1, 2, 3, 4, 5, 6, 7, 8))), replay.ErrCorrupt, second + 2, "checksum for tick 0, before any tick ran"},
 		{"checksum twice", cat([]byte(preamble), chunk(header60, rec(3, 1, 1, 2, 3, 4, 5, 6, 7, 8), rec(3, 0, 1, 2, 3, 4, 5, 6, 7, 8))), replay.ErrCorrupt, second + 13, "checksum for tick 1 after one for tick 1"},
 		{"rate for a run tick", cat([]byte(preamble), chunk(header60, rec(4, 5), rec(6, 0, 30))), replay.ErrCorrupt, second + 5, "tick rate change for tick 5, which has already run"},
 		{"rate 0", cat([]byte(preamble), chunk(header60, rec(6, 1, 0))), replay.ErrCorrupt, second + 3, "tick rate 0 is not between"},

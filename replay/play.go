@@ -79,18 +79,77 @@ func (r *Result) String() string {
 	return s
 }
 
-// Play decodes a recording from r and replays it into g; see Recording.Play. A recording cut
-// short is replayed as far as its last whole chunk, and Result.Cut says so; any other problem
-// with the recording is an error (a *FormatError) and nothing is replayed.
+// Play reads a recording from r as it replays it into g; see Recording.Play for the replay. It
+// does not decode the whole recording first: it holds at most a chunk's worth of records at a
+// time (see MaxChunkSize), so a recording of any size, hostile or not, replays in bounded memory.
+// A recording cut short is replayed as far as its last whole chunk, and Result.Cut says so. A
+// recording whose header cannot be read is an error (a *FormatError) and nothing is replayed;
+// damage further on is found when the replay reaches it, and ends the replay there with an
+// error wrapping the *FormatError.
+//
+// To read the header before making the game (its Meta, say), use Open and Stream.Play.
 func Play(ctx context.Context, r io.Reader, g gameloop.Game, opts *PlayOptions) (*Result, error) {
-	rec, err := Decode(r)
-	if err != nil && !errors.Is(err, ErrTruncated) {
+	s, err := Open(r)
+	if err != nil {
 		return nil, err
 	}
-	if rec == nil {
+	return s.Play(ctx, g, opts)
+}
+
+// Stream is a recording being read as it is replayed: its Header is read, the rest is read by
+// Play as the replay goes. Make one with Open.
+type Stream struct {
+	Header
+	d      decoder
+	played bool
+	cut    error // why the recording ended without an end record, once Play found it
+}
+
+// Open reads a recording's preamble and header from r and returns a Stream to replay it with.
+// It reads r no further than the first chunk. A recording whose header cannot be read gives a
+// *FormatError, as Decode does.
+func Open(r io.Reader) (*Stream, error) {
+	s := &Stream{d: decoder{r: r}}
+	if err := s.d.preamble(); err != nil {
 		return nil, err
 	}
-	return rec.Play(ctx, g, opts)
+	if _, err := s.d.chunk(); err != nil && s.d.rec == nil {
+		return nil, err
+	} else if err != nil {
+		s.d.failed = err
+	}
+	s.Header = s.d.rec.Header
+	return s, nil
+}
+
+// Complete reports whether the recording ended with its end record. It is known once Play has
+// returned; before, it is false.
+func (s *Stream) Complete() bool { return s.played && s.d.rec.Complete }
+
+// Cut returns why the recording ended early (an error wrapping ErrTruncated), once Play has
+// returned; nil for a complete recording.
+func (s *Stream) Cut() error { return s.cut }
+
+// Play replays the recording into g, reading it as it goes; see the package's Play. A Stream
+// plays once.
+func (s *Stream) Play(ctx context.Context, g gameloop.Game, opts *PlayOptions) (*Result, error) {
+	if s.played {
+		return nil, errors.New("replay: the stream has already been played")
+	}
+	s.played = true
+	p := &player{rec: s.d.rec, stream: s}
+	res, err := p.play(ctx, g, opts)
+	if err == nil {
+		p.drain()
+	}
+	if res != nil {
+		res.Recorded = p.recorded()
+		if err == nil && p.err != nil {
+			err = fmt.Errorf("replay: after %d ticks: %w", res.Ticks, p.err)
+		}
+		res.Cut = s.cut
+	}
+	return res, err
 }
 
 // Play replays the recording into g: it runs a loop (in bench mode, unless PlayOptions say
@@ -105,6 +164,22 @@ func Play(ctx context.Context, r io.Reader, g gameloop.Game, opts *PlayOptions) 
 // not an error: see Result.Matched. A recording with a huge tick count (a hostile one, say)
 // replays until ctx ends.
 func (rec *Recording) Play(ctx context.Context, g gameloop.Game, opts *PlayOptions) (*Result, error) {
+	if err := rec.check(); err != nil {
+		return nil, err
+	}
+	p := &player{rec: rec, finished: true}
+	res, err := p.play(ctx, g, opts)
+	if res != nil && !rec.Complete {
+		res.Cut = rec.cut
+		if res.Cut == nil {
+			res.Cut = fmt.Errorf("replay: %w: the recording has no end record", ErrTruncated)
+		}
+	}
+	return res, err
+}
+
+// play runs the replay of p's recording into g.
+func (p *player) play(ctx context.Context, g gameloop.Game, opts *PlayOptions) (*Result, error) {
 	var o PlayOptions
 	if opts != nil {
 		o = *opts
@@ -116,33 +191,33 @@ func (rec *Recording) Play(ctx context.Context, g gameloop.Game, opts *PlayOptio
 	if cfg.Lazy {
 		return nil, errors.New("replay: PlayOptions.Config.Lazy: a lazy loop waits for input to tick, and cannot replay")
 	}
-	if err := rec.check(); err != nil {
-		return nil, err
-	}
-	p := &player{rec: rec, game: g, checksum: o.Checksum}
+	p.game, p.checksum = g, o.Checksum
 	if p.checksum == nil {
 		if c, ok := g.(Checksummer); ok {
 			p.checksum = c.Checksum
 		}
-	}
-	if p.checksum == nil && len(rec.Checksums) > 0 {
-		return nil, fmt.Errorf("replay: the recording has %d checksums, but the game has no Checksum method and PlayOptions.Checksum is nil", len(rec.Checksums))
 	}
 	p.input, _ = g.(gameloop.InputHandler)
 	if o.Frames {
 		p.variable, _ = g.(gameloop.VariableUpdater)
 		p.renderer, _ = g.(gameloop.Renderer)
 	}
-	cfg.TickRate = rec.TickRate
-	if len(rec.RateChanges) > 0 && rec.RateChanges[0].Tick == 1 {
-		cfg.TickRate = rec.RateChanges[0].Rate
+	if err := p.fill(1); err != nil {
+		return nil, err
+	}
+	if err := p.checksummed(); err != nil {
+		return nil, err
+	}
+	cfg.TickRate = p.rec.TickRate
+	if rc := p.rec.RateChanges; len(rc) > 0 && rc[0].Tick == 1 {
+		cfg.TickRate = rc[0].Rate
 		p.nextRate++
 	}
 	p.rate = cfg.TickRate
 	if _, simulated := cfg.Clock.(*gameloop.ManualClock); cfg.Window == nil && cfg.MaxFPS == 0 && !cfg.Bench && !simulated {
 		// The loop draws a headless loop's frames one a tick, but the replay's window makes
 		// the loop think it has a screen, and with no cap it would draw (and spin) without end.
-		cfg.MaxFPS = rec.TickRate
+		cfg.MaxFPS = p.rec.TickRate
 	}
 	cfg.Window = &feedWindow{inner: cfg.Window, p: p}
 	loop, err := gameloop.New(cfg)
@@ -150,29 +225,30 @@ func (rec *Recording) Play(ctx context.Context, g gameloop.Game, opts *PlayOptio
 		return nil, fmt.Errorf("replay: %w", err)
 	}
 	p.loop = loop
-	p.res = Result{Recorded: rec.Ticks}
-	if !rec.Complete {
-		p.res.Cut = rec.cut
-		if p.res.Cut == nil {
-			p.res.Cut = fmt.Errorf("replay: %w: the recording has no end record", ErrTruncated)
-		}
-	}
-	if rec.Ticks == 0 {
+	p.res = Result{Recorded: p.recorded()}
+	if p.finished && p.recorded() == 0 {
 		return &p.res, nil
 	}
 	start := time.Now()
 	err = loop.Run(ctx, p)
 	p.res.Elapsed = time.Since(start)
 	if err != nil {
-		return &p.res, fmt.Errorf("replay: after %d of %d ticks: %w", p.res.Ticks, rec.Ticks, err)
+		return &p.res, fmt.Errorf("replay: after %d of %d ticks: %w", p.res.Ticks, p.recorded(), err)
 	}
 	return &p.res, nil
 }
 
 // player is the game Play runs: it delivers the recorded input and checks the checksums around
 // the replayed game.
+//
+// It reads the recording's records from rec, by index. When replaying a Stream, rec holds only
+// what has been read and not yet used: fill reads on as the replay needs, first dropping what
+// has been used, so that memory stays bounded.
 type player struct {
 	rec      *Recording
+	stream   *Stream // nil when replaying a decoded Recording
+	finished bool    // the recording has been read to its end (or to damage: see err)
+	err      error   // damage found in the recording while reading it on
 	game     gameloop.Game
 	checksum func() uint64
 	input    gameloop.InputHandler
@@ -193,6 +269,9 @@ type player struct {
 // tick has a pass of its own, so each input reaches the game through the loop, as it did when
 // it was recorded, marked by the loop with the tick it precedes.
 func (p *player) due(buf []gameloop.Input) []gameloop.Input {
+	if p.fill(p.lastTick+1) != nil {
+		return buf // Update reports it
+	}
 	for p.next < len(p.rec.Inputs) && p.rec.Inputs[p.next].Tick == p.lastTick+1 {
 		buf = append(buf, p.rec.Inputs[p.next])
 		p.next++
@@ -215,7 +294,84 @@ func (p *player) deliver(in *gameloop.Input) error {
 	return p.input.Input(in)
 }
 
+// fill makes sure that what the recording holds for the ticks up to need has been read: it
+// reads on until a record says tick need has run, or the recording ends.
+func (p *player) fill(need uint64) error {
+	if p.err != nil || p.finished {
+		return p.err
+	}
+	d := &p.stream.d
+	for !p.finished && d.ran < need {
+		p.compact()
+		if d.failed != nil {
+			p.finish(d.failed)
+			break
+		}
+		more, err := d.chunk()
+		if err != nil {
+			p.finish(err)
+		} else if !more {
+			p.finished = true
+		}
+	}
+	return p.err
+}
+
+// finish ends the reading of a stream with err: a recording cut short is replayed as far as it
+// goes; damage is an error.
+func (p *player) finish(err error) {
+	p.finished = true
+	if errors.Is(err, ErrTruncated) {
+		p.stream.cut = err
+		return
+	}
+	p.err = err
+}
+
+// compact drops the records the replay has used, keeping the room for the next.
+func (p *player) compact() {
+	r := p.rec
+	r.Inputs = r.Inputs[:copy(r.Inputs, r.Inputs[p.next:])]
+	r.RateChanges = r.RateChanges[:copy(r.RateChanges, r.RateChanges[p.nextRate:])]
+	r.Checksums = r.Checksums[:copy(r.Checksums, r.Checksums[p.nextCheck:])]
+	p.next, p.nextRate, p.nextCheck = 0, 0, 0
+}
+
+// drain reads the rest of a stream, keeping nothing, to learn how many ticks it holds.
+func (p *player) drain() {
+	for !p.finished && p.err == nil {
+		p.next, p.nextRate, p.nextCheck = len(p.rec.Inputs), len(p.rec.RateChanges), len(p.rec.Checksums)
+		p.fill(p.stream.d.ran + 1)
+	}
+}
+
+// recorded returns the number of ticks in the recording, as far as it has been read.
+func (p *player) recorded() uint64 {
+	if p.stream == nil {
+		return p.rec.Ticks
+	}
+	d := &p.stream.d
+	if p.rec.Complete {
+		return p.rec.Ticks
+	}
+	return max(d.ran, d.minRan)
+}
+
+// checksummed reports a recording with checksums for a game that has none.
+func (p *player) checksummed() error {
+	if p.checksum == nil && len(p.rec.Checksums) > p.nextCheck {
+		return errors.New("replay: the recording has checksums, but the game has no Checksum method and PlayOptions.Checksum is nil")
+	}
+	return nil
+}
+
 func (p *player) Update(u *gameloop.Update) error {
+	if err := p.fill(u.Tick + 1); err != nil {
+		return fmt.Errorf("replay: reading on: %w", err)
+	}
+	if err := p.checksummed(); err != nil {
+		return err
+	}
 	// A loop on the system's clock may run several ticks in one pass, after polling input once
 	// for the first of them: the input of the others is delivered here, still before its tick.
 	for p.next < len(p.rec.Inputs) && p.rec.Inputs[p.next].Tick <= u.Tick {
@@ -247,7 +403,7 @@ func (p *player) Update(u *gameloop.Update) error {
 			return gameloop.ErrStop
 		}
 	}
-	if u.Tick >= p.rec.Ticks {
+	if p.finished && u.Tick >= p.recorded() {
 		return gameloop.ErrStop
 	}
 	if rc := p.rec.RateChanges; p.nextRate < len(rc) && rc[p.nextRate].Tick == u.Tick+1 {

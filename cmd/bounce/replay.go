@@ -161,16 +161,16 @@ func runReplay(ctx context.Context, path string, stdout io.Writer) error {
 
 // playRecording replays rec headless in bench mode into a new game started from its Meta, and
 // prints the outcome as one line.
-func playRecording(ctx context.Context, rec *replay.Recording, stdout io.Writer) error {
-	if rec.Name != recordingName {
-		return fmt.Errorf("a recording of %q, not of %s", rec.Name, recordingName)
+func playRecording(ctx context.Context, h replay.Header, rec replaycli.Playable, stdout io.Writer) error {
+	if h.Name != recordingName {
+		return fmt.Errorf("a recording of %q, not of %s", h.Name, recordingName)
 	}
-	s, err := parseStart(rec.Meta)
+	s, err := parseStart(h.Meta)
 	if err != nil {
 		return err
 	}
-	if s.tickRate != rec.TickRate {
-		return fmt.Errorf("the recording's meta says %d ticks per second, its header %d", s.tickRate, rec.TickRate)
+	if s.tickRate != h.TickRate {
+		return fmt.Errorf("the recording's meta says %d ticks per second, its header %d", s.tickRate, h.TickRate)
 	}
 	// No loop: Play runs its own, and replays the recorded changes of the tick rate itself.
 	g := newGame(s.options(), nil, newView(s.glyphs, newMemSurface(s.width, s.height)), s.width, s.height)

@@ -177,7 +177,7 @@ func TestReplayMismatch(t *testing.T) {
 	rec := decodeFile(t, path)
 	rec.Checksums[40].Sum ^= 1
 	var out bytes.Buffer
-	err := playRecording(t.Context(), rec, &out)
+	err := playRecording(t.Context(), rec.Header, rec, &out)
 	if !errors.Is(err, replaycli.ErrMismatch) {
 		t.Fatalf("a changed checksum: %v, want replaycli.ErrMismatch", err)
 	}
@@ -194,7 +194,7 @@ func TestReplayMismatch(t *testing.T) {
 	s.seed++
 	rec.Meta = s.encode()
 	out.Reset()
-	if err := playRecording(t.Context(), rec, &out); !errors.Is(err, replaycli.ErrMismatch) || !strings.HasPrefix(out.String(), "replay: MISMATCH at tick 1 ") {
+	if err := playRecording(t.Context(), rec.Header, rec, &out); !errors.Is(err, replaycli.ErrMismatch) || !strings.HasPrefix(out.String(), "replay: MISMATCH at tick 1 ") {
 		t.Errorf("another seed: %v, printed %q; want a mismatch at tick 1", err, out.String())
 	}
 }
@@ -204,12 +204,12 @@ func TestReplayRejects(t *testing.T) {
 	rec := decodeFile(t, path)
 	var out bytes.Buffer
 	rec.Name = "colorfade"
-	if err := playRecording(t.Context(), rec, &out); err == nil || !strings.Contains(err.Error(), `a recording of "colorfade"`) {
+	if err := playRecording(t.Context(), rec.Header, rec, &out); err == nil || !strings.Contains(err.Error(), `a recording of "colorfade"`) {
 		t.Errorf("a recording of another game: %v", err)
 	}
 	rec = decodeFile(t, path)
 	rec.TickRate = 60
-	if err := playRecording(t.Context(), rec, &out); err == nil || !strings.Contains(err.Error(), "meta says 10 ticks per second, its header 60") {
+	if err := playRecording(t.Context(), rec.Header, rec, &out); err == nil || !strings.Contains(err.Error(), "meta says 10 ticks per second, its header 60") {
 		t.Errorf("a header that disagrees with the meta: %v", err)
 	}
 }

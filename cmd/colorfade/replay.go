@@ -71,8 +71,8 @@ func (a *app) play(ctx context.Context, g gameloop.Game) error {
 // runReplay replays the recording in path headless (no window, no OpenGL), as fast as it goes,
 // and prints whether every checksum matched (see replaycli.Run).
 func runReplay(ctx context.Context, path string, stdout io.Writer) error {
-	return replaycli.Run(ctx, path, stdout, func(ctx context.Context, rec *replay.Recording, w io.Writer) error {
-		_, res, err := replayRecording(ctx, rec)
+	return replaycli.Run(ctx, path, stdout, func(ctx context.Context, h replay.Header, rec replaycli.Playable, w io.Writer) error {
+		_, res, err := replayRecording(ctx, h, rec)
 		if err != nil {
 			return err
 		}
@@ -80,18 +80,18 @@ func runReplay(ctx context.Context, path string, stdout io.Writer) error {
 	})
 }
 
-// replayRecording replays rec in bench mode into a new game with no screen, and returns the
-// game as the replay left it.
-func replayRecording(ctx context.Context, rec *replay.Recording) (*game, *replay.Result, error) {
-	if rec.Name != recordingName {
-		return nil, nil, fmt.Errorf("a recording of %q, not of %s", rec.Name, recordingName)
+// replayRecording replays rec, whose header is h, in bench mode into a new game with no screen,
+// and returns the game as the replay left it.
+func replayRecording(ctx context.Context, h replay.Header, rec replaycli.Playable) (*game, *replay.Result, error) {
+	if h.Name != recordingName {
+		return nil, nil, fmt.Errorf("a recording of %q, not of %s", h.Name, recordingName)
 	}
-	rate, err := parseStart(rec.Meta)
+	rate, err := parseStart(h.Meta)
 	if err != nil {
 		return nil, nil, err
 	}
-	if rate != rec.TickRate {
-		return nil, nil, fmt.Errorf("the recording's meta says %d ticks per second, its header %d", rate, rec.TickRate)
+	if rate != h.TickRate {
+		return nil, nil, fmt.Errorf("the recording's meta says %d ticks per second, its header %d", rate, h.TickRate)
 	}
 	ctx, cancel := context.WithTimeout(ctx, replayTimeout)
 	defer cancel()

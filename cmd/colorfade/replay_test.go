@@ -114,7 +114,7 @@ func TestReplayMismatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec.Checksums[49].Sum++
-	_, res, err := replayRecording(t.Context(), rec)
+	_, res, err := replayRecording(t.Context(), rec.Header, rec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +184,7 @@ func TestRecordInAWindowAndReplay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, res, err := replayRecording(t.Context(), rec)
+	g, res, err := replayRecording(t.Context(), rec.Header, rec)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/gameloop-go/gameloop"
 	"github.com/gameloop-go/gameloop/replay"
 )
 
@@ -18,30 +19,37 @@ import (
 // its recording.
 var ErrMismatch = errors.New("the replay did not match the recording")
 
-// Run reads the recording in the file at path and replays it with play, which prints the
-// outcome to w (with PrintResult). It returns nil when every checksum matched, an error
-// wrapping ErrMismatch when one did not (or the replay stopped short), and another error when
-// the recording could not be read or replayed. A recording cut short (by a crash while
+// Run opens the recording in the file at path and replays it with play, which prints the
+// outcome to w (with PrintResult). The recording is read as it is replayed (replay.Open), so a
+// file of any size replays in bounded memory. It returns nil when every checksum matched, an
+// error wrapping ErrMismatch when one did not (or the replay stopped short), and another error
+// when the recording could not be read or replayed. A recording cut short (by a crash while
 // recording) is replayed as far as it goes, then reported as an error that says where it ends.
 func Run(ctx context.Context, path string, w io.Writer,
-	play func(ctx context.Context, rec *replay.Recording, w io.Writer) error) error {
+	play func(ctx context.Context, h replay.Header, rec Playable, w io.Writer) error) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("-replay: %w", err)
 	}
 	defer f.Close()
-	rec, err := replay.Decode(bufio.NewReader(f))
-	if err != nil && (!errors.Is(err, replay.ErrTruncated) || rec == nil) {
+	rec, err := replay.Open(bufio.NewReader(f))
+	if err != nil {
 		return fmt.Errorf("-replay %s: %w", path, err)
 	}
-	if err := play(ctx, rec, w); err != nil {
+	if err := play(ctx, rec.Header, rec, w); err != nil {
 		return fmt.Errorf("-replay %s: %w", path, err)
 	}
-	if !rec.Complete {
-		// What there was matched, but not the whole session: err says where it was cut.
-		return fmt.Errorf("-replay %s: %w", path, err)
+	if cut := rec.Cut(); cut != nil {
+		// What there was matched, but not the whole session: cut says where it was cut.
+		return fmt.Errorf("-replay %s: %w", path, cut)
 	}
 	return nil
+}
+
+// Playable is a recording to replay: a *replay.Stream, or a decoded *replay.Recording (which a
+// test may have changed).
+type Playable interface {
+	Play(ctx context.Context, g gameloop.Game, opts *replay.PlayOptions) (*replay.Result, error)
 }
 
 // PrintResult prints the outcome of a replay as one line, such as "replay: 36000 ticks,

@@ -68,8 +68,8 @@ func record(t *testing.T) (string, []byte) {
 func TestRun(t *testing.T) {
 	path, data := record(t)
 	// playWith replays into a counter whose first step is step: 1 is the recorded game.
-	playWith := func(step uint64) func(context.Context, *replay.Recording, io.Writer) error {
-		return func(ctx context.Context, rec *replay.Recording, w io.Writer) error {
+	playWith := func(step uint64) func(context.Context, replay.Header, Playable, io.Writer) error {
+		return func(ctx context.Context, _ replay.Header, rec Playable, w io.Writer) error {
 			res, err := rec.Play(ctx, &counter{step: step}, nil)
 			if err != nil {
 				return err
