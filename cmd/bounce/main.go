@@ -10,8 +10,9 @@
 // lower and raise the tick rate; space adds a ball, backspace removes one, g toggles gravity,
 // the arrows push the balls; q, Escape or Ctrl-C quits.
 //
-// With -headless -seconds N it runs for N seconds without a terminal and prints the loop's
-// final statistics and the simulation's checksum.
+// With -headless -seconds N it runs without a terminal for exactly N seconds of game time (N
+// times the tick rate ticks, paced in real time) and prints the loop's final statistics and the
+// simulation's checksum, which is the same on every run and every machine.
 //
 // With -record FILE it records the session, in the terminal or headless, to FILE (see package
 // replay): every input with the tick it preceded, the changes of the tick rate, and the
@@ -27,9 +28,9 @@
 // first tick that did, with the recorded and replayed checksums), the recording is damaged or
 // cut short (the error names the byte), or the replay fails.
 //
-// The exit status is 0 when the user quits, 1 on an error, 2 on a panic in the game, and
-// 128 plus the signal's number when a signal (SIGTERM, SIGHUP, SIGINT) ends it; in every case
-// the terminal is restored first.
+// The exit status is 0 when the user quits, 1 on an error, 2 on a panic in the game, 64 for a
+// bad flag (nothing has started), and 128 plus the signal's number when a signal (SIGTERM,
+// SIGHUP, SIGINT) ends it; in every case the terminal is restored first.
 package main
 
 import (
@@ -38,10 +39,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/gameloop-go/gameloop"
 )
@@ -61,6 +65,8 @@ type options struct {
 	// record is a file to record the session to (-record), replayPath one to replay (-replay).
 	record     string
 	replayPath string
+	// stopAfter ends the game after this tick's update; 0 never.
+	stopAfter uint64
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -73,7 +79,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the simulation's random numbers")
 	fs.StringVar(&o.glyphs, "glyphs", "braille", "how sub-cell positions are drawn: braille (2x4 dots a cell) or half (half blocks, 1x2)")
 	fs.BoolVar(&o.headless, "headless", false, "run without a terminal and print the final statistics")
-	fs.Float64Var(&o.seconds, "seconds", 5, "with -headless, how long to run")
+	fs.Float64Var(&o.seconds, "seconds", 5, "with -headless, how many seconds of game time to run: exactly seconds x tps ticks")
 	fs.Uint64Var(&o.panicAtTick, "panic-at-tick", 0, "for testing: panic in the update of this tick")
 	fs.StringVar(&o.record, "record", "", "record the session (its input, tick rate changes and checksums) to this `file`")
 	fs.StringVar(&o.replayPath, "replay", "", "replay the recording in this `file` headless, as fast as possible, and say whether it matched; the game starts as recorded, whatever the other flags say")
@@ -89,8 +95,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	if o.balls < 0 {
 		return o, fmt.Errorf("-balls %d: must not be negative", o.balls)
 	}
-	if o.seconds <= 0 || o.seconds > 1e6 {
-		return o, fmt.Errorf("-seconds %g: must be positive", o.seconds)
+	if !(o.seconds > 0 && o.seconds <= maxSeconds) {
+		return o, fmt.Errorf("-seconds %g: must be a number above 0 and at most %d", o.seconds, maxSeconds)
 	}
 	if o.record != "" && o.replayPath != "" {
 		return o, errors.New("-record and -replay: one or the other")
@@ -98,10 +104,20 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	return o, nil
 }
 
+// maxSeconds bounds -seconds: a headless run of over 11 days is a mistake.
+const maxSeconds = 1_000_000
+
+// Exit statuses.
+const (
+	exitError = 1
+	exitPanic = 2
+	exitUsage = 64 // as sysexits.h's EX_USAGE
+)
+
 // signalError is the cause of the context's cancellation when a signal arrives.
 type signalError struct{ sig syscall.Signal }
 
-func (e signalError) Error() string { return "terminated by " + e.sig.String() }
+func (e signalError) Error() string { return "terminated by " + unix.SignalName(e.sig) }
 
 func main() { os.Exit(realMain(os.Args[1:], os.Stdout, os.Stderr)) }
 
@@ -112,7 +128,7 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "bounce:", err)
-		return 2
+		return exitUsage
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
@@ -138,10 +154,10 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		return 128 + int(sigErr.sig)
 	case errors.As(err, &panicErr):
 		fmt.Fprintln(stderr, "bounce:", err)
-		return 2
+		return exitPanic
 	default:
 		fmt.Fprintln(stderr, "bounce:", err)
-		return 1
+		return exitError
 	}
 }
 
@@ -157,38 +173,93 @@ func run(ctx context.Context, opts options, stdout io.Writer) error {
 	return runTerminal(ctx, opts)
 }
 
+// runHeadless runs the game without a terminal for opts.seconds of game time, in real time, and
+// prints the statistics and the checksum. It stops after a number of ticks, not at a time on
+// the clock, so that the checksum it prints is a fact about the simulation: a timer would race
+// the last tick.
 func runHeadless(ctx context.Context, opts options, stdout io.Writer) error {
-	ctx, cancel := context.WithTimeout(ctx, time.Duration(opts.seconds*float64(time.Second)))
-	defer cancel()
 	const width, height = 80, 24
 	win := gameloop.NewHeadlessWindow(width, height)
 	loop, err := gameloop.New(gameloop.Config{TickRate: opts.tickRate, MaxFPS: opts.maxFPS, Window: win})
 	if err != nil {
 		return fmt.Errorf("creating the loop: %w", err)
 	}
-	g := newGame(opts, loop, newView(opts.glyphs, newMemSurface(width, height)), width, height)
-	err = play(ctx, opts, loop, g, width, height)
-	if errors.Is(err, context.DeadlineExceeded) {
-		err = nil
+	ticks := math.Round(opts.seconds * float64(loop.Config().TickRate))
+	if ticks < 1 {
+		return fmt.Errorf("-seconds %g at %d ticks per second is less than one tick", opts.seconds, loop.Config().TickRate)
 	}
-	if err != nil {
+	g := newGame(opts, loop, newView(opts.glyphs, newMemSurface(width, height)), width, height)
+	opts.stopAfter = uint64(ticks)
+	if err := play(ctx, opts, loop, g, width, height); err != nil {
 		return err
 	}
 	return printStats(stdout, loop.Stats(), g)
+}
+
+// stopAfter ends Run normally after the update of tick last, passing every callback on to the
+// game it wraps.
+type stopAfter struct {
+	game     gameloop.Game
+	last     uint64
+	input    gameloop.InputHandler
+	variable gameloop.VariableUpdater
+	renderer gameloop.Renderer
+}
+
+func newStopAfter(g gameloop.Game, last uint64) *stopAfter {
+	s := &stopAfter{game: g, last: last}
+	s.input, _ = g.(gameloop.InputHandler)
+	s.variable, _ = g.(gameloop.VariableUpdater)
+	s.renderer, _ = g.(gameloop.Renderer)
+	return s
+}
+
+func (s *stopAfter) Update(u *gameloop.Update) error {
+	if err := s.game.Update(u); err != nil || u.Tick < s.last {
+		return err
+	}
+	return gameloop.ErrStop
+}
+
+func (s *stopAfter) Input(in *gameloop.Input) error {
+	if s.input == nil {
+		return nil
+	}
+	return s.input.Input(in)
+}
+
+func (s *stopAfter) VariableUpdate(v *gameloop.VariableUpdate) error {
+	if s.variable == nil {
+		return nil
+	}
+	return s.variable.VariableUpdate(v)
+}
+
+func (s *stopAfter) Render(r *gameloop.Render) error {
+	if s.renderer == nil {
+		return nil
+	}
+	return s.renderer.Render(r)
 }
 
 // play runs g on loop until it ends, recording it to opts.record if that is set. The
 // recording is closed (complete, with its end) however Run ends: a panic in the game or a
 // signal leaves a recording of the ticks that ran.
 func play(ctx context.Context, opts options, loop *gameloop.Loop, g *game, width, height int) error {
+	limit := func(g gameloop.Game) gameloop.Game {
+		if opts.stopAfter == 0 {
+			return g
+		}
+		return newStopAfter(g, opts.stopAfter)
+	}
 	if opts.record == "" {
-		return loop.Run(ctx, g)
+		return loop.Run(ctx, limit(g))
 	}
 	rec, err := startRecording(opts.record, loop, startOf(opts, width, height))
 	if err != nil {
 		return err
 	}
-	err = loop.Run(ctx, rec.game(g))
+	err = loop.Run(ctx, limit(rec.game(g)))
 	return errors.Join(err, rec.close())
 }
 

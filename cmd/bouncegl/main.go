@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"syscall"
 
 	"github.com/gameloop-go/gameloop"
 	"github.com/gameloop-go/gameloop/backend/glfw"
@@ -58,7 +59,9 @@ func main() {
 	opts := defaultOptions()
 	opts.register(flag.CommandLine)
 	flag.Parse()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	// A signal to end (Ctrl-C, a terminal closing, kill) ends the game as Escape does: the
+	// window closes and -stats are printed.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	if err := run(ctx, opts); err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintln(os.Stderr, "bouncegl:", err)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -116,5 +117,16 @@ func TestBounceInAWindow(t *testing.T) {
 	glfwtest.RequestClose(t, id)
 	if err := game.Wait(t, 10*time.Second); err != nil {
 		t.Fatalf("Run after WM_DELETE_WINDOW: %v, want nil", err)
+	}
+}
+
+// SIGTERM (a terminal closing, kill) ends the game as closing the window does: -stats are
+// printed.
+func TestSigtermPrintsStats(t *testing.T) {
+	glfwtest.RequireDisplay(t)
+	glfwtest.RequireTool(t, "xdotool")
+	out, err := glfwtest.SignalCommand(t, "^bouncegl-sigterm", syscall.SIGTERM, "-stats", "-title", "bouncegl-sigterm", "-width", "200", "-height", "150")
+	if err != nil || !strings.Contains(out, "ticks dropped") {
+		t.Errorf("after SIGTERM: %v, printed %q; want status 0 and the stats", err, out)
 	}
 }

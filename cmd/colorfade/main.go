@@ -30,6 +30,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"syscall"
 
 	"github.com/gameloop-go/gameloop"
 	"github.com/gameloop-go/gameloop/backend/glfw"
@@ -90,7 +91,9 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "colorfade: -record and -replay: one or the other")
 		return 2
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	// A signal to end (Ctrl-C, a terminal closing, kill) ends the game as Escape does: the
+	// window closes and -stats are printed.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	// Interrupting the game ends it normally; interrupting a replay leaves it unproven.
 	if err := run(ctx, opts, stdout); err != nil && (opts.Replay != "" || !errors.Is(err, context.Canceled)) {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -209,5 +210,15 @@ func TestEscapeEndsRunAndPrintsStats(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "TPS (target 60)") {
 		t.Errorf("-stats printed %q", out.String())
+	}
+}
+
+// SIGTERM (a terminal closing, kill) ends the game as Escape does: -stats are printed.
+func TestSigtermPrintsStats(t *testing.T) {
+	glfwtest.RequireDisplay(t)
+	glfwtest.RequireTool(t, "xdotool")
+	out, err := glfwtest.SignalCommand(t, "^colorfade-sigterm$", syscall.SIGTERM, "-stats", "-title", "colorfade-sigterm", "-width", "200", "-height", "150")
+	if err != nil || !strings.Contains(out, "TPS (target 60)") {
+		t.Errorf("after SIGTERM: %v, printed %q; want status 0 and the stats", err, out)
 	}
 }

@@ -36,15 +36,30 @@ import (
 	"github.com/gameloop-go/gameloop"
 )
 
-func main() {
-	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			os.Exit(2)
-		}
-		fmt.Fprintln(os.Stderr, "loopbench:", err)
-		os.Exit(1)
+func main() { os.Exit(realMain(os.Args[1:], os.Stdout, os.Stderr)) }
+
+// realMain runs the command and returns its exit status: 0 when it ran (or -h printed the
+// usage), 2 for bad flags, 1 when the benchmark failed.
+func realMain(args []string, stdout, stderr io.Writer) int {
+	err := run(args, stdout, stderr)
+	var usage usageError
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, &usage):
+		fmt.Fprintln(stderr, "loopbench:", err)
+		return 2
+	default:
+		fmt.Fprintln(stderr, "loopbench:", err)
+		return 1
 	}
 }
+
+// usageError is a bad flag or argument.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
 
 // options are the command's flags, parsed.
 type options struct {
@@ -119,8 +134,11 @@ func strategyNames() string {
 
 func run(args []string, stdout, stderr io.Writer) error {
 	o, err := parseFlags(args, stderr)
-	if err != nil {
+	if errors.Is(err, flag.ErrHelp) {
 		return err
+	}
+	if err != nil {
+		return usageError{err}
 	}
 	// The frames allocate nothing, but the recorders do before each run; collecting between
 	// runs keeps the collector out of them.

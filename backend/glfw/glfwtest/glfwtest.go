@@ -26,10 +26,12 @@ package glfwtest
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"runtime"
 	"strings"
@@ -358,4 +360,38 @@ func (r *Running) Wait(t testing.TB, timeout time.Duration) error {
 		t.Fatalf("the function on the main thread did not return within %v", timeout)
 		return nil
 	}
+}
+
+// SignalCommand builds the command in the test's directory (go build), starts it with args,
+// waits for a visible window whose title matches the regular expression pattern, sends the
+// command sig, and returns what it printed on standard output once it has exited, and how it
+// exited (nil for status 0). It fails t if the command does not exit within 20 seconds.
+func SignalCommand(t testing.TB, pattern string, sig os.Signal, args ...string) (stdout string, exit error) {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "cmd")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	var out, errOut bytes.Buffer
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	FindWindowMatching(t, pattern)
+	if err := cmd.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case exit = <-done:
+	case <-time.After(20 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatalf("%s did not exit within 20 s of %v; stderr: %s", filepath.Base(bin), sig, errOut.String())
+	}
+	if errOut.Len() > 0 {
+		t.Logf("stderr: %s", errOut.String())
+	}
+	return out.String(), exit
 }
