@@ -16,7 +16,7 @@ func emptyUpdate() {}
 //go:noinline
 func emptyRender(float64) {}
 
-// BenchmarkHandWrittenLoop is the seed's loop: read the time, add it to lag, process input, run
+// BenchmarkHandWrittenLoop is Game Programming Patterns' loop: read the time, add it to lag, process input, run
 // the updates owed, render with lag/MS_PER_UPDATE.
 func BenchmarkHandWrittenLoop(b *testing.B) {
 	const step = time.Second / 60

@@ -32,6 +32,27 @@
 //     requestAnimationFrame, another engine's callback): hand it the time, get the ticks owed.
 //   - Interpolated, Vec2, Vec3: keep the previous and current state of a value and blend them.
 //
+// # Getting a window
+//
+// This package has no window of its own but HeadlessWindow (for servers and tests): a Window
+// comes from a backend. Package github.com/gameloop-go/gameloop/backend/term is a terminal
+// (pure Go, via tcell); package github.com/gameloop-go/gameloop/backend/glfw is a GLFW window
+// with an OpenGL 3.3 context (cgo). Either is passed as Config.Window:
+//
+//	go get github.com/gameloop-go/gameloop@latest
+//
+//	win, err := term.Open(term.Options{})
+//	if err != nil { ... }
+//	defer win.Close()
+//	loop, err := gameloop.New(gameloop.Config{TickRate: 60, MaxFPS: 60, Window: win})
+//
+// # Limits
+//
+// Game time is int64 nanoseconds, kept small by moving its origin forward as it grows, so a
+// loop runs for as long as its clock does (292 years of nanoseconds) at every accepted setting,
+// TimeScale up to 10^6 included. A single pass that spans more than 73 years of game time (a
+// stall of over 38 minutes at TimeScale 10^6) lets the excess go uncounted in DroppedTicks.
+//
 // Time is kept in integer nanoseconds throughout: tick n is due exactly n/TickRate seconds of
 // game time after the start, so a simulated day at 60 Hz is exactly 5,184,000 ticks. Floats
 // appear only at the edges (Alpha, seconds handed to the game). A ManualClock makes every rule

@@ -1,6 +1,6 @@
 // Command loopbench measures how precisely, and at what CPU cost, different game-loop pacing
-// strategies start their frames: this library's Loop and the ways the seeds of the project pace
-// theirs. It runs the same frame (empty, or -work long) under each strategy, one after
+// strategies start their frames: this library's Loop and the loops of the classic texts (Game
+// Programming Patterns, the LWJGL book, Piston). It runs the same frame (empty, or -work long) under each strategy, one after
 // another, at each rate, and prints one table:
 //
 //	go run ./cmd/loopbench -hz 240 -seconds 8 -plot docs/images/pacing-240.png
@@ -10,7 +10,7 @@
 // error of the interval between frame starts against the period; and the CPU the process used,
 // as % of one core (getrusage, user + system). The time a frame is aimed at is its slot of the
 // ideal absolute schedule, k/hz seconds after the first frame, for the strategies that keep
-// one (gameloop, ticker, busy-wait); the seeds' loops count each frame from the one before
+// one (gameloop, ticker, busy-wait); the classic texts' loops count each frame from the one before
 // (gpp-sleep, lwjgl-sync) or from the last render (piston), so for them it is the deadline they
 // computed, and the slip that adds shows as an FPS below the rate and in the interval error.
 //

@@ -65,7 +65,7 @@ func TestParseFlags(t *testing.T) {
 		t.Errorf("options %+v", o)
 	}
 	if o, _ := parseFlags(nil, io.Discard); len(o.strategies) != 6 {
-		t.Errorf("%d strategies by default, want the 6 named in the issue", len(o.strategies))
+		t.Errorf("%d strategies by default, want the 6 strategies measured in docs/pacing.md", len(o.strategies))
 	}
 	for _, bad := range [][]string{{"-hz", "0"}, {"-strategies", "nope"}, {"-seconds", "-1"}, {"extra"}} {
 		if _, err := parseFlags(bad, io.Discard); err == nil {

@@ -1,0 +1,186 @@
+package doccheck_test
+
+// The Go fragments of README.md and docs/, each as written there, in the context it assumes.
+// TestGoSnippets checks that each is here; the compiler checks the rest.
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/gameloop-go/gameloop"
+	"github.com/gameloop-go/gameloop/backend/glfw"
+	"github.com/gameloop-go/gameloop/replay"
+)
+
+// README.md: Pull the events (Piston's loop).
+func pullEvents(ctx context.Context, win gameloop.Window, handle func(*gameloop.Input),
+	velocity gameloop.Vec2, draw func(gameloop.Vec2), sceneOver func() bool) error {
+	loop, err := gameloop.New(gameloop.Config{TickRate: 60, MaxFPS: 144, Window: win})
+	if err != nil {
+		return err
+	}
+	var pos gameloop.Interpolated[gameloop.Vec2]
+	for ev := range loop.Events(ctx) {
+		switch ev := ev.(type) {
+		case *gameloop.Input: // all input arrives before the update it precedes
+			handle(ev)
+		case *gameloop.Update: // fixed step: ev.DT is the same every tick
+			pos.Set(pos.Curr.Add(velocity.Scale(ev.Seconds)))
+		case *gameloop.Render: // draw between the last two updates
+			draw(pos.At(ev.Alpha))
+		}
+		if sceneOver() {
+			break // the loop stays where it stopped: range over loop.Events again in the next scene
+		}
+	}
+	return loop.Err() // nil when the window closed; ctx.Err() if cancelled
+}
+
+// README.md: Hand it a game (the LWJGL book's engine).
+type game struct {
+	color float64
+	dir   int
+}
+
+func (g *game) Input(in *gameloop.Input) error {
+	if in.Kind == gameloop.KeyPress && in.Key == gameloop.KeyEscape {
+		return gameloop.ErrStop // ends Run normally: it returns nil
+	}
+	return nil
+}
+func (g *game) Update(u *gameloop.Update) error { g.color += float64(g.dir) * 0.01; return nil }
+func (g *game) Render(r *gameloop.Render) error { setClearColor(g.color); return nil }
+
+func play(ctx context.Context, win gameloop.Window) error {
+	loop, err := gameloop.New(gameloop.Config{TickRate: 60, MaxFPS: 60, Window: win})
+	if err != nil {
+		return err
+	}
+	return loop.Run(ctx, &game{}) // errors come back naming the tick or frame; panics too, with the stack
+}
+
+func setClearColor(float64) {}
+
+// README.md: Own the frame yourself (a host's callback).
+func ownTheFrame(update func(), render func(alpha float64)) func(time.Duration) {
+	sched, _ := gameloop.NewSchedule(gameloop.Config{TickRate: 60})
+	onHostFrame := func(now time.Duration) {
+		st := sched.Advance(now) // what is owed at this time: pure, reads no clock
+		for range st.Ticks {
+			sched.Next()
+			update()
+		}
+		render(st.Alpha)
+	}
+	return onHostFrame
+}
+
+// docs/glfw.md.
+func runWindowed(ctx context.Context, newGame func(*glfw.Renderer) gameloop.Game) error {
+	win, err := glfw.Open(glfw.Options{Title: "game", Width: 640, Height: 480, Resizable: true, VSync: true})
+	if err != nil {
+		return err // glfw.ErrNoDisplay when DISPLAY is not set: "no display: set DISPLAY or run under xvfb-run"
+	}
+	defer win.Close()
+	renderer, err := glfw.NewRenderer(win)
+	if err != nil {
+		return err
+	}
+	defer renderer.Close()
+	loop, err := gameloop.New(gameloop.Config{Window: win, TickRate: 60, MaxFPS: 60})
+	if err != nil {
+		return err
+	}
+	return loop.Run(ctx, newGame(renderer)) // nil when the window is closed
+}
+
+// docs/replay.md: recording.
+func recordSession(ctx context.Context, loop *gameloop.Loop, game gameloop.Game, seedAndSize []byte) error {
+	f, err := os.Create("session.rec")
+	if err != nil {
+		return err
+	}
+	rec, err := replay.NewRecorder(f, loop.Config().TickRate, &replay.RecordOptions{
+		Name: "bounce",
+		Meta: seedAndSize, // whatever the game needs to start in the same state
+	})
+	if err != nil {
+		return errors.Join(err, f.Close())
+	}
+	err = loop.Run(ctx, rec.Game(game)) // records Input before the game sees it, a checksum after each Update
+	return errors.Join(err, rec.Close(), f.Close())
+}
+
+// docs/replay.md: replaying.
+func replaySession(ctx context.Context, f io.Reader, newGame func() gameloop.Game) error {
+	res, err := replay.Play(ctx, f, newGame(), nil) // bench mode, headless, reading f as it goes
+	if err != nil {
+		return err // damaged recording, or the game failed
+	}
+	fmt.Println(res) // matched: 36000 ticks, 600 inputs, 36000 checksums in 27ms
+	if !res.Matched() {
+		return fmt.Errorf("replay differs at tick %d", res.Mismatch.Tick) // the first tick that differed
+	}
+	return nil
+}
+
+// docs/replay.md: wiring -record and -replay into a demo.
+type config struct{ seed uint64 }
+
+func encodeStart(c config) []byte { return fmt.Appendf(nil, "seed=%d", c.seed) }
+func decodeStart([]byte) config   { return config{} }
+func newSimGame(config) gameloop.Game {
+	return gameloop.GameFunc(func(*gameloop.Update) error { return nil })
+}
+func runGame(loop *gameloop.Loop, g gameloop.Game) error { return loop.Run(context.Background(), g) }
+
+func wireRecord(loop *gameloop.Loop, recordPath *string, cfg config, game gameloop.Game) (err error) {
+	// -record FILE: wrap the game before handing it to Run.
+	if *recordPath != "" {
+		f, err := os.Create(*recordPath)
+		if err != nil {
+			return err
+		}
+		rec, err := replay.NewRecorder(f, loop.Config().TickRate,
+			&replay.RecordOptions{Name: "bounce", Meta: encodeStart(cfg)})
+		if err != nil {
+			return errors.Join(err, f.Close())
+		}
+		defer func() { err = errors.Join(err, rec.Close(), f.Close()) }()
+		game = rec.Game(game)
+	}
+	return runGame(loop, game)
+}
+
+func wireReplay(ctx context.Context, path string) error {
+	// -replay FILE: headless, fast, prints whether it matched.
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	recording, err := replay.Open(bufio.NewReader(f))
+	if err != nil {
+		return err
+	}
+	if recording.Name != "bounce" {
+		return fmt.Errorf("%s is a recording of %q, not of bounce", path, recording.Name)
+	}
+	res, err := recording.Play(ctx, newSimGame(decodeStart(recording.Meta)), nil)
+	if err != nil {
+		return err
+	}
+	fmt.Println(res) // says so if the recording was cut short
+	if !res.Matched() {
+		return errors.New("the replay did not match")
+	}
+	return nil
+}
+
+// The fragments are compiled, not run.
+var _ = []any{pullEvents, play, ownTheFrame, runWindowed, recordSession, replaySession, wireRecord, wireReplay}
