@@ -117,7 +117,7 @@ func runProgram(t *testing.T, b block) {
 	}
 	pkg := "./" + filepath.Base(dir)
 	for _, args := range [][]string{{"vet", pkg}, {"run", pkg}} {
-		out, err := run(t, exec.Command("go", args...))
+		out, err := run(t, root, exec.Command("go", args...))
 		if err != nil {
 			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
 		}
@@ -192,21 +192,14 @@ func commands(t *testing.T, path string) []string {
 	return out
 }
 
-// TestCommands runs every shell command of the documents, as pasted, from the repository's
-// root, and checks that it exits 0 and prints something. Files the commands write there are
-// removed afterwards.
+// TestCommands runs every shell command of the documents, as pasted, and checks that it exits 0
+// and prints something. They run in a copy of the repository (without .git), so that what they
+// write (recordings, plots) changes nothing here.
 func TestCommands(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the documents' commands: benchmarks, demos, tests")
 	}
-	before := listing(t)
-	t.Cleanup(func() {
-		for name := range listing(t) {
-			if !before[name] {
-				os.RemoveAll(filepath.Join(root, name))
-			}
-		}
-	})
+	dir := copyTree(t, root)
 	seen := map[string]bool{}
 	for _, doc := range docs(t) {
 		for _, cmd := range commands(t, doc) {
@@ -220,12 +213,12 @@ func TestCommands(t *testing.T) {
 			}
 			t.Run(cmd, func(t *testing.T) {
 				if first, ok := prepared[cmd]; ok {
-					if out, err := shell(t, first); err != nil {
+					if out, err := shell(t, dir, first); err != nil {
 						t.Fatalf("preparing with %s: %v\n%s", first, err, out)
 					}
 				}
 				start := time.Now()
-				out, err := shell(t, cmd)
+				out, err := shell(t, dir, cmd)
 				if err != nil {
 					t.Fatalf("%s: %v\n%s", cmd, err, out)
 				}
@@ -241,32 +234,57 @@ func TestCommands(t *testing.T) {
 	}
 }
 
-// listing returns the names in the repository's root.
-func listing(t *testing.T) map[string]bool {
+// copyTree copies the repository at src, but for .git and what the tests make, to a temporary
+// directory, and returns it.
+func copyTree(t *testing.T, src string) string {
 	t.Helper()
-	entries, err := os.ReadDir(root)
+	dst := t.TempDir()
+	err := filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, path)
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".git" || strings.HasPrefix(d.Name(), ".doccheck-")) {
+			return filepath.SkipDir
+		}
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, data, info.Mode().Perm())
+	})
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("copying the repository: %v", err)
 	}
-	names := map[string]bool{}
-	for _, e := range entries {
-		names[e.Name()] = true
-	}
-	return names
+	return dst
 }
 
-// shell runs cmd with bash in the repository's root.
-func shell(t *testing.T, cmd string) (string, error) {
-	return run(t, exec.Command("bash", "-c", cmd))
+// shell runs cmd with bash in dir.
+func shell(t *testing.T, dir, cmd string) (string, error) {
+	return run(t, dir, exec.Command("bash", "-c", cmd))
 }
 
-// run runs c in the repository's root, with a time limit, and returns its output.
-func run(t *testing.T, c *exec.Cmd) (string, error) {
+// run runs c in dir, with a time limit, and returns its output.
+func run(t *testing.T, dir string, c *exec.Cmd) (string, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, c.Path, c.Args[1:]...)
-	cmd.Dir = root
+	cmd.Dir = dir
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
