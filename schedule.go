@@ -157,8 +157,8 @@ func (s *Schedule) reorigin(now time.Duration) {
 	s.gameBase -= by
 	if s.gameBase >= reoriginAt {
 		// One pass spans more game time than the new origin leaves room for (at scale 10^6,
-		// a stall of a day): all but the last 73 years of it is let go uncounted. It is far
-		// beyond MaxFrameTime, so its ticks would have been dropped anyway.
+		// a stall of over 38 minutes): all but the last 73 years of it is let go uncounted.
+		// It is far beyond MaxFrameTime, so its ticks would have been dropped anyway.
 		s.gameBase = reoriginAt - 1
 	}
 	s.lastGame = subSat(s.lastGame, by)
