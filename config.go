@@ -53,11 +53,13 @@ type Config struct {
 
 	// MaxFrameTime is the most real time one pass of the loop may account for. Beyond it (a
 	// laptop that slept, a debugger breakpoint) time is dropped. It is never taken as less than
-	// one tick's step, so that a low tick rate still ticks. 0 means DefaultMaxFrameTime.
+	// one tick's step, so that a low tick rate still ticks. 0 means DefaultMaxFrameTime;
+	// math.MaxInt64 means no bound (catch-up is then bounded by MaxTicksPerFrame alone).
 	MaxFrameTime time.Duration
 
 	// TimeScale is how fast game time runs against real time: 0.5 gives half as many ticks per
-	// real second, each with the same step. 0 means 1. Use Pause to stop time.
+	// real second, each with the same step. 0 means 1; at most 10^6. Use Pause to stop time.
+	// The scale is applied exactly, as the binary fraction the float64 holds.
 	TimeScale float64
 
 	// Lazy makes the loop wait for input: no tick runs and no frame is drawn until input
