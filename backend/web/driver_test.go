@@ -282,7 +282,9 @@ func TestErrors(t *testing.T) {
 		{"error", &logGame{onTick: func(*gameloop.Update) error { return boom }},
 			func(err error) bool { return errors.Is(err, boom) && strings.Contains(err.Error(), "Update at tick 1") }},
 		{"input error", &logGame{onInput: func(*gameloop.Input) error { return boom }},
-			func(err error) bool { return errors.Is(err, boom) && strings.Contains(err.Error(), "Input before tick 1") }},
+			func(err error) bool {
+				return errors.Is(err, boom) && strings.Contains(err.Error(), "Input before tick 1")
+			}},
 		{"panic", &logGame{onTick: func(*gameloop.Update) error { panic("oops") }},
 			func(err error) bool {
 				var p *gameloop.PanicError
