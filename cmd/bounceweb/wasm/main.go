@@ -29,7 +29,15 @@ func main() {
 		showMessage("bounce stopped: " + err.Error())
 		return
 	}
-	showMessage("bounce has ended: reload the page to play again")
+	showMessage("bounce has ended; " + message() + " (reload the page to play again)")
+}
+
+// message returns the text under the canvas.
+func message() string {
+	if el := js.Global().Get("document").Call("getElementById", "message"); !el.IsNull() {
+		return el.Get("textContent").String()
+	}
+	return ""
 }
 
 // showMessage shows text under the canvas.

@@ -150,7 +150,7 @@ func download(data js.Value) {
 	win.Get("URL").Call("revokeObjectURL", url)
 }
 
-// expose gives the page (and its tests) window.bounce: status() returns the status line, and
+// expose gives the page (and its tests) window.bounceweb: status() returns the status line, and
 // stats() the loop's statistics as JSON.
 func (p *page) expose() {
 	obj := js.Global().Get("Object").New()
@@ -164,10 +164,10 @@ func (p *page) expose() {
 		}
 		return string(b)
 	}))
-	js.Global().Set("bounce", obj)
+	js.Global().Set("bounceweb", obj)
 }
 
-// pageStats is what window.bounce.stats() returns.
+// pageStats is what window.bounceweb.stats() returns.
 type pageStats struct {
 	Ticks, Frames, DroppedTicks uint64
 	FPS, TPS                    float64
