@@ -46,6 +46,3 @@ func newMemSurface(width, height int) memSurface {
 func (m memSurface) SetCell(x, y int, r rune, _ tcell.Style) {
 	m.Grid.SetCell(x, y, r, bouncegame.Style{})
 }
-
-// line returns row y as a string.
-func (m memSurface) line(y int) string { return m.Line(y) }

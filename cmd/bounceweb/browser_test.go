@@ -360,6 +360,43 @@ func TestBrowser(t *testing.T) {
 		}
 	})
 
+	// A hidden page gets no frames. Headless Chromium hides no page, so the test makes the
+	// page say it is hidden (document.hidden and a visibilitychange event), stalls it for as
+	// long as it would be away (a busy loop: no frame comes), and shows it again. The time away
+	// is paused: no tick is owed or dropped for it. The same stall without the page hidden is
+	// a stall like any other: the ticks over MaxFrameTime are dropped.
+	t.Run("hidden", func(t *testing.T) {
+		b.t = t
+		b.open("?tps=60")
+		b.waitFrames(10)
+		const away = `(hide) => {
+			const set = (hidden) => {
+				Object.defineProperty(document, "hidden", {value: hidden, configurable: true});
+				document.dispatchEvent(new Event("visibilitychange"));
+			};
+			if (hide) set(true);
+			const start = performance.now();
+			while (performance.now() - start < 1500) {}
+			if (hide) set(false);
+			return true;
+		}`
+		for _, hide := range []bool{true, false} {
+			before := b.stats()
+			do(b, chromedp.Evaluate[bool](fmt.Sprintf("(%s)(%v)", away, hide)))
+			b.waitFrames(10)
+			after := b.stats()
+			ticks, dropped := after.Ticks-before.Ticks, after.DroppedTicks-before.DroppedTicks
+			t.Logf("1.5 s away, hidden %v: %d ticks, %d dropped (%.0f ms), in %.0f ms of the page's time",
+				hide, ticks, dropped, after.DroppedMs-before.DroppedMs, after.RealTimeMs-before.RealTimeMs)
+			switch {
+			case hide && dropped != 0:
+				t.Errorf("hidden for 1.5 s: %d ticks dropped, want none: the time away is paused", dropped)
+			case !hide && dropped == 0:
+				t.Errorf("stalled for 1.5 s, not hidden: no tick dropped, want those over MaxFrameTime")
+			}
+		}
+	})
+
 	t.Run("measure", func(t *testing.T) {
 		b.t = t
 		for _, tps := range []int{10, 60} {
