@@ -92,8 +92,12 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	// The cells are twice as high as they are wide, as in a terminal.
-	canvas.Element().Get("style").Set("aspectRatio", fmt.Sprintf("%d / %d", s.Width, 2*s.Height))
+	// The cells are twice as high as they are wide, as in a terminal; the page's fit() sizes
+	// the canvas to the window with this aspect ratio.
+	canvas.Element().Get("dataset").Set("aspect", float64(s.Width)/float64(2*s.Height))
+	if fit := win.Get("fit"); fit.Type() == js.TypeFunction {
+		fit.Invoke()
+	}
 	driver, err := web.NewDriver(gameloop.Config{TickRate: s.TickRate})
 	if err != nil {
 		return err
