@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"math"
 	"runtime/debug"
 	"slices"
 	"sync"
@@ -241,7 +242,8 @@ func (d *Driver) Frame(g gameloop.Game, now time.Duration, width, height int) er
 //	}
 //
 // Each event is valid until the next; see gameloop.Event. Leaving the range early leaves the
-// rest of the frame undone: the updates not run are owed at the next frame.
+// rest of the frame undone: the updates not run are owed at the next frame. Like Frame, it
+// allocates nothing.
 func (d *Driver) Events(now time.Duration, width, height int) iter.Seq[gameloop.Event] {
 	return func(yield func(gameloop.Event) bool) { d.run(now, width, height, yield) }
 }
@@ -269,13 +271,16 @@ func (d *Driver) run(now time.Duration, width, height int, yield func(gameloop.E
 	// NextTickAt, the others a step of game time apart.
 	dueFirst, scale := d.sched.NextTickAt(), d.sched.TimeScale()
 	st := d.sched.Advance(now)
+	// Not when ticks were dropped (the grid skipped slots), nor when no tick was due (paused,
+	// with ticks owed from before the pause).
+	measure := st.DroppedTicks == 0 && scale > 0 && dueFirst != math.MaxInt64
 	if st.DroppedTicks > 0 {
 		d.stats.drop(st.DroppedTicks, st.DroppedTime, now)
 	}
 	d.stats.pass(now)
 	for k := 0; d.sched.Pending() > 0; k++ {
 		tick, _ := d.sched.Next()
-		if st.DroppedTicks == 0 && scale > 0 {
+		if measure {
 			d.stats.late(now - dueFirst - time.Duration(float64(k)*float64(d.sched.Step())/scale))
 		}
 		d.stats.tick()

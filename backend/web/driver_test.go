@@ -353,7 +353,7 @@ func TestFirstRates(t *testing.T) {
 	}
 }
 
-// A frame allocates nothing, input included.
+// A frame allocates nothing, input included, pushed or pulled.
 func TestFrameAllocatesNothing(t *testing.T) {
 	d := newDriver(t, gameloop.Config{TickRate: 60})
 	g := gameloop.GameFunc(func(*gameloop.Update) error { return nil })
@@ -369,6 +369,17 @@ func TestFrameAllocatesNothing(t *testing.T) {
 	})
 	if n != 0 {
 		t.Errorf("a frame allocates %v times", n)
+	}
+	n = testing.AllocsPerRun(200, func() {
+		d.Push(key)
+		for ev := range d.Events(dp.next(), 640, 480) {
+			if u, ok := ev.(*gameloop.Update); ok && u.Tick == 0 {
+				t.Fatal("an update of tick 0")
+			}
+		}
+	})
+	if n != 0 {
+		t.Errorf("a frame pulled with Events allocates %v times", n)
 	}
 }
 
