@@ -47,6 +47,7 @@ type Driver struct {
 	// The frame's state, owned by the goroutine that calls Frame.
 	queue       []gameloop.Input // the input being delivered
 	last        time.Duration    // the latest time handed in: time never goes backwards
+	timed       bool             // a time has been handed in: game time has started
 	paused      bool             // the player's pause, as applied to the schedule
 	hidden      bool
 	hiddenAt    time.Duration
@@ -191,11 +192,25 @@ func (d *Driver) Hidden() bool { return d.hidden }
 
 // advanceTo returns now, or the latest time handed in if that is later: the times of
 // requestAnimationFrame and of events are read at different points and must not make time go
-// backwards.
+// backwards. The first time handed in starts game time, gridLead before it.
 func (d *Driver) advanceTo(now time.Duration) time.Duration {
+	if !d.timed {
+		d.timed = true
+		d.last = now
+		d.sched.Advance(now - min(gridLead, d.sched.Step()/4))
+	}
 	d.last = max(d.last, now)
 	return d.last
 }
+
+// gridLead is how long before the first frame game time starts (or a quarter of a tick, if
+// that is less). A tick rate that divides the display's refresh rate (60 ticks a second on a
+// 60 Hz display) puts every tick's time on a frame's time, and browsers round
+// requestAnimationFrame's times down (Chromium to 0.1 ms): a grid that started at the first
+// frame's time had each tick due a hair after the frame it belongs to, and run a frame late,
+// a frame of input latency lost. Starting the grid a millisecond early puts each tick's time
+// just before its frame.
+const gridLead = time.Millisecond
 
 // Frame runs one display frame at now (the time requestAnimationFrame gives, as a duration
 // since any fixed origin) for a canvas of width by height device pixels: it delivers g the input

@@ -337,10 +337,36 @@ func TestEvents(t *testing.T) {
 	want := []string{
 		"Input{KeyPress A tick=1}",
 		"Input{KeyPress B tick=1}", "Update{tick=1 dt=16.666666ms}", "Update{tick=2 dt=16.666666ms}", "Update{tick=3 dt=16.666666ms}",
-		"VariableUpdate{frame=2 dt=60ms}", "Render{frame=2 tick=3 alpha=0.600 ext=10ms size=4x3}",
+		// Game time started a millisecond before the first frame (gridLead).
+		"VariableUpdate{frame=2 dt=60ms}", "Render{frame=2 tick=3 alpha=0.660 ext=11ms size=4x3}",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("events\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// Browsers' requestAnimationFrame times are a tenth of a millisecond or so either side of the
+// display's refresh (Chromium rounds them to 0.1 ms). At 60 ticks a second on a 60 Hz display,
+// each frame still runs the one tick that falls in it, rather than none and then two.
+func TestJitteryFrameTimes(t *testing.T) {
+	d := newDriver(t, gameloop.Config{TickRate: 60})
+	var n []int
+	g := &countGame{perFrame: &n}
+	dp := &display{hz: 60}
+	for k := range 600 {
+		jitter := time.Duration((k+2)%3-1) * 100 * time.Microsecond // +0.1 ms, -0.1, 0, +0.1...
+		if err := d.Frame(g, dp.next()+jitter, 1, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, k := range n[1:] {
+		if k != 1 {
+			t.Fatalf("frame %d ran %d ticks, want 1 a frame: %v", i+2, k, n[:i+2])
+		}
+	}
+	// Each tick is due gridLead before its frame, give or take the jitter.
+	if l := d.TickLateness(); l.Max > gridLead+200*time.Microsecond {
+		t.Errorf("ticks ran up to %v late, want at most %v", l.Max, gridLead+200*time.Microsecond)
 	}
 }
 

@@ -399,7 +399,7 @@ func TestBrowser(t *testing.T) {
 
 	t.Run("measure", func(t *testing.T) {
 		b.t = t
-		for _, tps := range []int{10, 60} {
+		for _, tps := range []int{10, 25, 60} {
 			b.open(fmt.Sprintf("?tps=%d", tps))
 			b.waitFrames(300)
 			st := b.stats()
