@@ -27,7 +27,9 @@ func TestAppendKeyInput(t *testing.T) {
 	press := func(k gameloop.Key, m gameloop.Mods) gameloop.Input {
 		return gameloop.Input{Kind: gameloop.KeyPress, Key: k, Mods: m}
 	}
-	char := func(r rune, m gameloop.Mods) gameloop.Input { return gameloop.Input{Kind: gameloop.Char, Rune: r, Mods: m} }
+	char := func(r rune, m gameloop.Mods) gameloop.Input {
+		return gameloop.Input{Kind: gameloop.Char, Rune: r, Mods: m}
+	}
 	for _, tt := range []struct {
 		name string
 		ev   KeyEvent
