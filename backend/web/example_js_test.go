@@ -42,7 +42,8 @@ func (f *fade) Render(r *gameloop.Render) error {
 	return nil
 }
 
-// A page with <canvas id="game"> runs a game on requestAnimationFrame until it ends.
+// A page with <canvas id="game"> runs a game on requestAnimationFrame until it ends. The whole
+// program, with its page, is in backend/web/example.
 func ExampleCanvas_Run() {
 	canvas, err := web.OpenCanvas("game")
 	if err != nil {

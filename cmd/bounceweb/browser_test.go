@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"image"
 	"image/png"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -29,7 +30,10 @@ import (
 	"github.com/gameloop-go/gameloop/replay"
 )
 
-var screenshot = flag.String("screenshot", "", "write a screenshot of the page in the browser test to this `file` (PNG)")
+var (
+	screenshot = flag.String("screenshot", "", "write a screenshot of the page in the browser test to this `file` (PNG)")
+	keep       = flag.String("recording", "", "copy the recording the browser test makes in the page to this `file`")
+)
 
 // waitTimeout bounds every wait for the page to show something.
 const waitTimeout = 30 * time.Second
@@ -327,7 +331,7 @@ func TestBrowser(t *testing.T) {
 		b.waitFor("the time scale to double, unpaused", `bounceweb.status().includes(" x2 ") && !bounceweb.status().includes("PAUSED")`)
 		b.keys(kb.ArrowUp + kb.ArrowLeft + "g")
 		b.waitFor("gravity", `bounceweb.status().endsWith(" gravity")`)
-		b.waitFrames(30)
+		b.waitFrames(120)
 		b.keys("s")
 		b.waitFor("the recording to be saved", `document.getElementById("message").textContent.includes("saved the recording")`)
 		t.Logf("the page: %s", b.message())
@@ -344,6 +348,11 @@ func TestBrowser(t *testing.T) {
 			string(rec.Meta) != "bounce-start/1 seed=7 balls=3 width=80 height=24 glyphs=braille tps=10" {
 			t.Fatalf("recorded %d ticks, %d inputs, rate changes %v, meta %q: want the keys sent, a change to 15 Hz, the start",
 				rec.Ticks, len(rec.Inputs), rec.RateChanges, rec.Meta)
+		}
+		if *keep != "" {
+			if err := os.WriteFile(*keep, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
 		}
 		out, err := exec.Command(buildBounce(t), "-replay", recordPath).CombinedOutput()
 		t.Logf("recorded in the browser: %d ticks, %d inputs, %d bytes; bounce -replay (%s): %s", rec.Ticks, len(rec.Inputs), len(data), "native", out)
@@ -418,6 +427,42 @@ func TestBrowser(t *testing.T) {
 			}
 		}
 	})
+	// The whole program of docs/web.md, backend/web/example, served as the document says: its
+	// canvas fades.
+	t.Run("example", func(t *testing.T) {
+		b.t = t
+		dir := t.TempDir()
+		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, "game.wasm"), "../../backend/web/example")
+		cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("building the example: %v\n%s", err, out)
+		}
+		for _, f := range []string{s.wasmExec, "../../backend/web/example/index.html"} {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, filepath.Base(f)), data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		files := httptest.NewServer(http.FileServer(http.Dir(dir)))
+		defer files.Close()
+		do(b, chromedp.Navigate(files.URL+"/"))
+		// A pixel of the canvas, as the sum of its color's components, once it is lit.
+		const pixel = `(() => {
+			const c = document.getElementById("game");
+			if (c.width === 0) return 0;
+			const d = c.getContext("2d").getImageData(c.width >> 1, c.height >> 1, 1, 1).data;
+			return d[0] + d[1] + d[2];
+		})()`
+		b.waitFor("the canvas to light up", pixel+" > 0")
+		first := do(b, chromedp.Evaluate[int](pixel))
+		b.waitFor("the canvas to fade on", fmt.Sprintf("%s !== %d", pixel, first))
+		b.keys(kb.Escape)
+		b.waitFor("the game to end", `document.body.textContent === "the game has ended"`)
+	})
+
 	if t.Failed() {
 		t.Logf("the server's log:\n%s", log.String())
 	}

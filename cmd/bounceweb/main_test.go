@@ -122,3 +122,28 @@ func TestFlags(t *testing.T) {
 		t.Errorf("-h: exit status %d, printed %q", code, stderr.String())
 	}
 }
+
+// testdata/chromium.rec was recorded in headless Chromium by TestBrowser (with -args
+// -recording): bounce as WebAssembly, keys pressed in the page. It replays matched here, on
+// whatever machine runs the tests, with every tick's checksum compared.
+func TestChromiumRecordingReplays(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "chromium.rec"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := replay.Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.Checksums) != int(rec.Ticks) || len(rec.RateChanges) != 1 || len(rec.Inputs) < 10 {
+		t.Fatalf("the recording has %d ticks, %d checksums, %d inputs, rate changes %v: not the one the browser test makes",
+			rec.Ticks, len(rec.Checksums), len(rec.Inputs), rec.RateChanges)
+	}
+	res, err := bouncegame.Replay(t.Context(), rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Matched() {
+		t.Errorf("the recording made in Chromium: %v", res)
+	}
+}
