@@ -449,7 +449,7 @@ func TestRecordingReplays(t *testing.T) {
 	if len(decoded.RateChanges) != 2 {
 		t.Errorf("rate changes %v, want two", decoded.RateChanges)
 	}
-	res, err := bouncegame.Replay(t.Context(), decoded)
+	res, err := bouncegame.Replay(t.Context(), decoded.Header, decoded)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -79,7 +79,7 @@ func runReplay(ctx context.Context, path string, stdout io.Writer) error {
 // playRecording replays rec headless in bench mode into a new game started from its Meta, and
 // prints the outcome as one line.
 func playRecording(ctx context.Context, rec *replay.Recording, stdout io.Writer) error {
-	res, err := bouncegame.Replay(ctx, rec)
+	res, err := bouncegame.Replay(ctx, rec.Header, rec)
 	if err != nil {
 		return err
 	}

@@ -139,7 +139,7 @@ func TestChromiumRecordingReplays(t *testing.T) {
 		t.Fatalf("the recording has %d ticks, %d checksums, %d inputs, rate changes %v: not the one the browser test makes",
 			rec.Ticks, len(rec.Checksums), len(rec.Inputs), rec.RateChanges)
 	}
-	res, err := bouncegame.Replay(t.Context(), rec)
+	res, err := bouncegame.Replay(t.Context(), rec.Header, rec)
 	if err != nil {
 		t.Fatal(err)
 	}

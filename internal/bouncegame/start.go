@@ -135,18 +135,24 @@ func (s Start) RecordOptions() *replay.RecordOptions {
 	return &replay.RecordOptions{Name: RecordingName, Meta: s.Encode()}
 }
 
-// Replay replays rec headless in bench mode into a new game started from its Meta, and returns
-// what it found.
-func Replay(ctx context.Context, rec *replay.Recording) (*replay.Result, error) {
-	if rec.Name != RecordingName {
-		return nil, fmt.Errorf("a recording of %q, not of %s", rec.Name, RecordingName)
+// Playable is a recording to replay: a decoded *replay.Recording, or one read as it is
+// replayed.
+type Playable interface {
+	Play(ctx context.Context, g gameloop.Game, opts *replay.PlayOptions) (*replay.Result, error)
+}
+
+// Replay replays rec, whose header is h, headless in bench mode into a new game started from
+// its Meta, and returns what it found.
+func Replay(ctx context.Context, h replay.Header, rec Playable) (*replay.Result, error) {
+	if h.Name != RecordingName {
+		return nil, fmt.Errorf("a recording of %q, not of %s", h.Name, RecordingName)
 	}
-	s, err := ParseStart(rec.Meta)
+	s, err := ParseStart(h.Meta)
 	if err != nil {
 		return nil, err
 	}
-	if s.TickRate != rec.TickRate {
-		return nil, fmt.Errorf("the recording's meta says %d ticks per second, its header %d", s.TickRate, rec.TickRate)
+	if s.TickRate != h.TickRate {
+		return nil, fmt.Errorf("the recording's meta says %d ticks per second, its header %d", s.TickRate, h.TickRate)
 	}
 	// No loop: Play runs its own, and replays the recorded changes of the tick rate itself.
 	g := New(s, nil, NewView(s.Glyphs, NewGrid(s.Width, s.Height)))

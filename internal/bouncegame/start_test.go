@@ -110,7 +110,7 @@ func TestReplayOfAHugeWindow(t *testing.T) {
 	if !strings.Contains(string(decoded.Meta), " width=1024 height=1024 ") {
 		t.Errorf("meta %q: want the size the view used, 1024x1024", decoded.Meta)
 	}
-	res, err := Replay(t.Context(), decoded)
+	res, err := Replay(t.Context(), decoded.Header, decoded)
 	if err != nil {
 		t.Fatal(err)
 	}
