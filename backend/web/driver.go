@@ -26,10 +26,12 @@ import (
 //	          ├─ VariableUpdate   once, with the real time since the last frame
 //	          └─ Render           once, at the canvas's size in device pixels
 //
-// The display paces the frames (Config.MaxFPS is not used). While the page is hidden the
-// browser stops calling requestAnimationFrame; SetHidden pauses real time for that long, so
-// that the game goes on where the player left it instead of dropping the time or catching up
-// on it in a burst.
+// Game time starts a millisecond before the first frame, so that at a tick rate that divides
+// the display's refresh rate each tick runs in the frame it falls in, whatever the rounding of
+// the frames' times. The display paces the frames (Config.MaxFPS is not used). While the page
+// is hidden the browser stops calling requestAnimationFrame; SetHidden pauses real time for
+// that long, so that the game goes on where the player left it instead of dropping the time or
+// catching up on it in a burst.
 //
 // Pause, Resume, SetTimeScale, SetTickRate, Push and Stats are safe to call from any goroutine;
 // a change takes effect before the next update. Frame, Events and SetHidden are called by one
