@@ -74,7 +74,9 @@ func (c *Canvas) fit() bool {
 //
 // Each display frame hands d the time requestAnimationFrame gives and the canvas's size in
 // device pixels. Keys pressed anywhere on the page become KeyPress, KeyRelease and Char input
-// (see AppendKeyInput); a key that made input does not also scroll the page. A change in the
+// (see AppendKeyInput); a key that made input does not also scroll the page. The window gaining
+// or losing focus comes as Focus input, and losing it releases the keys held (the page would
+// never see them released). A change in the
 // canvas's size (the window resized, the page zoomed, moved to a screen of another density)
 // comes as a Resize input of the new size in device pixels before the frame drawn at it. While
 // the page is hidden the browser sends no frames, and Run tells d (SetHidden), which pauses
@@ -95,6 +97,7 @@ func (c *Canvas) Run(ctx context.Context, d *Driver, g gameloop.Game) error {
 	}
 
 	var keys []gameloop.Input
+	var held heldKeys
 	onKey := func(down bool) js.Func {
 		return js.FuncOf(func(_ js.Value, args []js.Value) any {
 			ev := args[0]
@@ -110,6 +113,7 @@ func (c *Canvas) Run(ctx context.Context, d *Driver, g gameloop.Game) error {
 			keys = AppendKeyInput(keys[:0], KeyEvent{Down: down, Code: ev.Get("code").String(),
 				Key: ev.Get("key").String(), Repeat: ev.Get("repeat").Bool(), Mods: mods})
 			if len(keys) > 0 {
+				held.note(keys)
 				d.Push(keys...)
 				if mods&(gameloop.ModControl|gameloop.ModSuper) == 0 {
 					ev.Call("preventDefault") // space and the arrows would scroll the page
@@ -119,6 +123,17 @@ func (c *Canvas) Run(ctx context.Context, d *Driver, g gameloop.Game) error {
 		})
 	}
 	keyDown, keyUp := onKey(true), onKey(false)
+	onFocus := func(focused bool) js.Func {
+		return js.FuncOf(func(js.Value, []js.Value) any {
+			keys = keys[:0]
+			if !focused {
+				keys = held.appendReleases(keys)
+			}
+			d.Push(append(keys, gameloop.Input{Kind: gameloop.Focus, Focused: focused})...)
+			return nil
+		})
+	}
+	focus, blur := onFocus(true), onFocus(false)
 	visibility := js.FuncOf(func(js.Value, []js.Value) any {
 		d.SetHidden(time.Duration(perf.Call("now").Float()*float64(time.Millisecond)), doc.Get("hidden").Bool())
 		return nil
@@ -139,6 +154,8 @@ func (c *Canvas) Run(ctx context.Context, d *Driver, g gameloop.Game) error {
 	})
 	win.Call("addEventListener", "keydown", keyDown)
 	win.Call("addEventListener", "keyup", keyUp)
+	win.Call("addEventListener", "focus", focus)
+	win.Call("addEventListener", "blur", blur)
 	doc.Call("addEventListener", "visibilitychange", visibility)
 	stop := context.AfterFunc(ctx, func() { finish(ctx.Err()) })
 	defer func() {
@@ -148,8 +165,10 @@ func (c *Canvas) Run(ctx context.Context, d *Driver, g gameloop.Game) error {
 		}
 		win.Call("removeEventListener", "keydown", keyDown)
 		win.Call("removeEventListener", "keyup", keyUp)
+		win.Call("removeEventListener", "focus", focus)
+		win.Call("removeEventListener", "blur", blur)
 		doc.Call("removeEventListener", "visibilitychange", visibility)
-		for _, f := range []js.Func{keyDown, keyUp, visibility, frame} {
+		for _, f := range []js.Func{keyDown, keyUp, focus, blur, visibility, frame} {
 			f.Release()
 		}
 	}()

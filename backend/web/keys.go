@@ -133,3 +133,33 @@ func AppendKeyInput(buf []gameloop.Input, ev KeyEvent) []gameloop.Input {
 	}
 	return buf
 }
+
+// heldKeys is the set of keys down. A page that loses focus (the player switched windows with
+// a key held) never sees those keys released: Canvas.Run releases them itself then, so that a
+// game does not go on seeing them held.
+type heldKeys [gameloop.KeyLast + 1]bool
+
+// note records the keys that input presses and releases.
+func (h *heldKeys) note(input []gameloop.Input) {
+	for _, in := range input {
+		if in.Key > gameloop.KeyUnknown && in.Key <= gameloop.KeyLast {
+			switch in.Kind {
+			case gameloop.KeyPress:
+				h[in.Key] = true
+			case gameloop.KeyRelease:
+				h[in.Key] = false
+			}
+		}
+	}
+}
+
+// appendReleases appends a KeyRelease for each key held to buf, and forgets them.
+func (h *heldKeys) appendReleases(buf []gameloop.Input) []gameloop.Input {
+	for k, down := range h {
+		if down {
+			buf = append(buf, gameloop.Input{Kind: gameloop.KeyRelease, Key: gameloop.Key(k)})
+			h[k] = false
+		}
+	}
+	return buf
+}

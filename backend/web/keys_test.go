@@ -52,3 +52,19 @@ func TestAppendKeyInput(t *testing.T) {
 		}
 	}
 }
+
+func TestHeldKeys(t *testing.T) {
+	var h heldKeys
+	h.note(AppendKeyInput(nil, KeyEvent{Down: true, Code: "ArrowLeft", Key: "ArrowLeft"}))
+	h.note(AppendKeyInput(nil, KeyEvent{Down: true, Code: "KeyW", Key: "w"}))
+	h.note(AppendKeyInput(nil, KeyEvent{Down: true, Code: "KeyD", Key: "d"}))
+	h.note(AppendKeyInput(nil, KeyEvent{Code: "KeyW", Key: "w"}))
+	got := h.appendReleases(nil)
+	want := []gameloop.Input{{Kind: gameloop.KeyRelease, Key: gameloop.KeyD}, {Kind: gameloop.KeyRelease, Key: gameloop.KeyLeft}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("released %v, want %v", got, want)
+	}
+	if again := h.appendReleases(nil); len(again) != 0 {
+		t.Errorf("released %v a second time", again)
+	}
+}
