@@ -76,11 +76,10 @@ func (c *Canvas) fit() bool {
 // device pixels. Keys pressed anywhere on the page become KeyPress, KeyRelease and Char input
 // (see AppendKeyInput); a key that made input does not also scroll the page. The window gaining
 // or losing focus comes as Focus input, and losing it releases the keys held (the page would
-// never see them released). A change in the
-// canvas's size (the window resized, the page zoomed, moved to a screen of another density)
-// comes as a Resize input of the new size in device pixels before the frame drawn at it. While
-// the page is hidden the browser sends no frames, and Run tells d (SetHidden), which pauses
-// game time until the page is shown.
+// never see them released). A change in the canvas's size (the window resized, the page
+// zoomed, moved to a screen of another density) comes as a Resize input of the new size in
+// device pixels before the frame drawn at it. While the page is hidden the browser sends no
+// frames, and Run tells d (SetHidden), which pauses game time until the page is shown.
 func (c *Canvas) Run(ctx context.Context, d *Driver, g gameloop.Game) error {
 	if err := ctx.Err(); err != nil {
 		return err
