@@ -373,9 +373,13 @@ func TestJitteryFrameTimes(t *testing.T) {
 func TestFirstRates(t *testing.T) {
 	d := newDriver(t, gameloop.Config{TickRate: 10})
 	dp := &display{hz: 60}
-	frames(t, d, &logGame{}, dp, 20) // a third of a second
-	if st := d.Stats(); st.FPS < 55 || st.FPS > 65 {
-		t.Errorf("FPS %.1f after a third of a second, want about 60", st.FPS)
+	frames(t, d, &logGame{}, dp, 4)
+	if st := d.Stats(); st.FPS != 0 {
+		t.Errorf("FPS %.1f after 4 frames, want 0: too few to tell", st.FPS)
+	}
+	frames(t, d, &logGame{}, dp, 16) // a third of a second in all
+	if st := d.Stats(); st.FPS < 59.9 || st.FPS > 60.1 || st.TPS < 9 || st.TPS > 10.1 {
+		t.Errorf("%.1f fps, %.1f tps after a third of a second, want 60 and about 10", st.FPS, st.TPS)
 	}
 }
 

@@ -9,10 +9,11 @@ import (
 )
 
 // rateWindow is the length of the window FPS and TPS are measured over; until the first one
-// ends, they are measured over what there is once firstRates has passed.
+// ends, they are measured over the time so far, once minFramesForRate frames have been drawn,
+// as gameloop.Loop measures them.
 const (
-	rateWindow = time.Second
-	firstRates = 250 * time.Millisecond
+	rateWindow       = time.Second
+	minFramesForRate = 5
 )
 
 // statsState is what the driver records for Stats and TickLateness, guarded by its own mutex:
@@ -77,21 +78,12 @@ func (s *statsState) pass(now time.Duration) {
 	if !s.started {
 		s.started, s.start, s.winStart = true, now, now
 	}
-	d := now - s.winStart
-	switch {
-	case d >= rateWindow:
-		s.rates(d)
+	if d := now - s.winStart; d >= rateWindow {
+		s.fps = float64(s.frames-s.winFrames0) * float64(time.Second) / float64(d)
+		s.tps = float64(s.ticks-s.winTicks0) * float64(time.Second) / float64(d)
 		s.winStart, s.winFrames0, s.winTicks0 = now, s.frames, s.ticks
 		s.fullWindow = true
-	case !s.fullWindow && d >= firstRates:
-		// A status line should not read 0 for the whole first second.
-		s.rates(d)
 	}
-}
-
-func (s *statsState) rates(d time.Duration) {
-	s.fps = float64(s.frames-s.winFrames0) * float64(time.Second) / float64(d)
-	s.tps = float64(s.ticks-s.winTicks0) * float64(time.Second) / float64(d)
 }
 
 // shift moves the rate window by away, the time the page was hidden, so that the rates leave
@@ -146,6 +138,15 @@ func (s *statsState) snapshot(st *gameloop.Stats) {
 	st.DroppedTicks, st.DroppedTime = s.droppedTicks, s.droppedTime
 	st.RunningSlowly = s.anyDrop && s.now-s.lastDrop < rateWindow
 	st.FPS, st.TPS = s.fps, s.tps
+	if !s.fullWindow {
+		// A status line should not read 0 for the whole first second: the rates so far, once
+		// a few frames give one. The first frame comes at the start, so n frames span n-1
+		// intervals.
+		if d := s.now - s.start; d > 0 && s.frames >= minFramesForRate {
+			st.FPS = float64(s.frames-1) * float64(time.Second) / float64(d)
+			st.TPS = float64(s.ticks) * float64(time.Second) / float64(d)
+		}
+	}
 	st.RealTime = s.now - s.start
 	st.FrameTimeP50, st.FrameTimeP99, st.FrameTimeMax = s.frameTimes.percentiles(s.scratch)
 }
