@@ -155,7 +155,7 @@ func build(ctx context.Context, dir string) (*site, error) {
 	cmd := exec.CommandContext(ctx, goBin, "build", "-o", s.wasm, "github.com/gameloop-go/gameloop/cmd/bounceweb/wasm")
 	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("building the game for the browser: %w\n%s", err, out)
+		return nil, fmt.Errorf("building the game for the browser (from within the gameloop module: go run ./cmd/bounceweb): %w\n%s", err, out)
 	}
 	return s, nil
 }
