@@ -324,9 +324,18 @@ func (v *View) appendStatus(b []byte, g *Game, r *gameloop.Render, st *gameloop.
 	return b
 }
 
-// appendMillis appends d in milliseconds with one decimal, as "17.1ms".
+// appendMillis appends d in milliseconds with one decimal, as "17.1ms"; from 100 ms in whole
+// milliseconds, "250ms", and from 10 s in seconds, "12.3s", so that the status line stays short.
 func appendMillis(b []byte, d time.Duration) []byte {
-	b = strconv.AppendFloat(b, float64(d)/float64(time.Millisecond), 'f', 1, 64)
+	switch {
+	case d >= 10*time.Second:
+		b = strconv.AppendFloat(b, d.Seconds(), 'f', 1, 64)
+		return append(b, 's')
+	case d >= 100*time.Millisecond:
+		b = strconv.AppendInt(b, d.Round(time.Millisecond).Milliseconds(), 10)
+	default:
+		b = strconv.AppendFloat(b, float64(d)/float64(time.Millisecond), 'f', 1, 64)
+	}
 	return append(b, "ms"...)
 }
 
