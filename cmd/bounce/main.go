@@ -98,6 +98,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	if !(o.seconds > 0 && o.seconds <= maxSeconds) {
 		return o, fmt.Errorf("-seconds %g: must be a number above 0 and at most %d", o.seconds, maxSeconds)
 	}
+	if err := checkOptions(o); err != nil {
+		return o, err
+	}
 	if o.record != "" && o.replayPath != "" {
 		return o, errors.New("-record and -replay: one or the other")
 	}
@@ -279,7 +282,7 @@ checksum        %016x
 `, st.Ticks, st.Frames, st.RealTime.Round(time.Millisecond), st.FPS, st.TPS,
 		st.FrameTimeP50.Round(time.Microsecond), st.FrameTimeP99.Round(time.Microsecond),
 		st.FrameTimeMax.Round(time.Microsecond), st.DroppedTicks, st.DroppedTime,
-		len(g.sim.Balls()), g.sim.Checksum())
+		len(g.Sim.Balls()), g.Sim.Checksum())
 	if err != nil {
 		return fmt.Errorf("printing the statistics: %w", err)
 	}

@@ -6,119 +6,32 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
-	"strings"
-	"time"
 
 	"github.com/gameloop-go/gameloop"
+	"github.com/gameloop-go/gameloop/internal/bounce"
+	"github.com/gameloop-go/gameloop/internal/bouncegame"
 	"github.com/gameloop-go/gameloop/internal/replaycli"
 	"github.com/gameloop-go/gameloop/replay"
 )
 
-// recordingName is the game's name in the header of its recordings.
-const recordingName = "bounce"
+// start is what decides the state a game of bounce starts in: see bouncegame.Start.
+type start = bouncegame.Start
 
-// replayTimeout bounds a replay. Replays run in bench mode, without waiting: an hour of play
-// at 120 ticks per second takes well under a second, so only a damaged or hostile recording
-// (one claiming billions of ticks) comes near it.
-const replayTimeout = 5 * time.Minute
-
-// Limits on a recording's start, so that a damaged or hostile one cannot make the view
-// allocate without bound: no terminal is this large. The view holds to the same limit on
-// every resize (see view.resize), so a recorded Resize cannot ask for more either.
-const (
-	maxCells = 1024 // the most cells across or down: at most 8 MB of dots
-
-	startVersion = "bounce-start/1"
-)
-
-// start is everything that decides the state a game of bounce starts in, stored in a
-// recording's Meta so that a replay starts the same game whatever its own flags say: the
-// simulation's seed and balls, the window's size in cells and the glyphs (which together make
-// the size of the box in dots, the simulation's units), and the tick rate. Nothing else is
-// state: the drawing mode only draws, and the time scale and pausing change no tick's step.
-type start struct {
-	seed          uint64
-	balls         int
-	width, height int    // the window, in cells
-	glyphs        string // "braille" or "half"
-	tickRate      int
-}
-
-// startOf returns the start of a game played with opts in a window of width by height cells.
+// startOf returns the start of a game played with opts in a window of width by height cells:
+// what the game uses, which is what a recording must store to be replayed.
 func startOf(opts options, width, height int) start {
-	return start{seed: opts.seed, balls: opts.balls, width: width, height: height, glyphs: opts.glyphs, tickRate: opts.tickRate}
+	return start{Seed: opts.seed, Balls: opts.balls, Width: width, Height: height, Glyphs: opts.glyphs, TickRate: opts.tickRate}.Used()
 }
 
-// options returns the options that start a game as s says.
-func (s start) options() options {
-	return options{seed: s.seed, balls: s.balls, glyphs: s.glyphs, tickRate: s.tickRate}
-}
-
-// encode returns s as a line of text, such as
-//
-//	bounce-start/1 seed=1 balls=5 width=80 height=24 glyphs=braille tps=10
-func (s start) encode() []byte {
-	return fmt.Appendf(nil, "%s seed=%d balls=%d width=%d height=%d glyphs=%s tps=%d",
-		startVersion, s.seed, s.balls, s.width, s.height, s.glyphs, s.tickRate)
-}
-
-// parseStart reads what encode wrote. Every field must be there, once, and in range.
-func parseStart(meta []byte) (start, error) {
-	fields := strings.Fields(string(meta))
-	if len(fields) == 0 || fields[0] != startVersion {
-		return start{}, fmt.Errorf("the recording's meta %q does not begin with %q", meta, startVersion)
+// checkOptions refuses the flags a game cannot honour, before anything starts: a game that
+// did not do what its flags said would be recorded as what they said, and would not replay.
+// The tick rate is the loop's to refuse (0 means its default), and a recording stores the
+// rate the loop runs at.
+func checkOptions(opts options) error {
+	if opts.balls > bounce.MaxBalls {
+		return fmt.Errorf("-balls %d: the box holds at most %d", opts.balls, bounce.MaxBalls)
 	}
-	var s start
-	seen := make(map[string]bool)
-	for _, f := range fields[1:] {
-		key, value, ok := strings.Cut(f, "=")
-		if !ok || seen[key] {
-			return start{}, fmt.Errorf("the recording's meta %q: bad or repeated field %q", meta, f)
-		}
-		seen[key] = true
-		var err error
-		switch key {
-		case "seed":
-			s.seed, err = strconv.ParseUint(value, 10, 64)
-		case "balls":
-			s.balls, err = parseInt(value, 0, 1<<20)
-		case "width":
-			s.width, err = parseInt(value, 1, maxCells)
-		case "height":
-			s.height, err = parseInt(value, 1, maxCells)
-		case "tps":
-			s.tickRate, err = parseInt(value, 1, gameloop.MaxRate)
-		case "glyphs":
-			s.glyphs = value
-			if value != "braille" && value != "half" {
-				err = errors.New("want braille or half")
-			}
-		default:
-			err = errors.New("unknown field")
-		}
-		if err != nil {
-			return start{}, fmt.Errorf("the recording's meta %q: %s: %w", meta, f, err)
-		}
-	}
-	for _, key := range []string{"seed", "balls", "width", "height", "glyphs", "tps"} {
-		if !seen[key] {
-			return start{}, fmt.Errorf("the recording's meta %q has no %s", meta, key)
-		}
-	}
-	return s, nil
-}
-
-// parseInt parses a decimal integer in [lo, hi].
-func parseInt(s string, lo, hi int) (int, error) {
-	n, err := strconv.Atoi(s)
-	if err != nil {
-		return 0, err
-	}
-	if n < lo || n > hi {
-		return 0, fmt.Errorf("%d is out of range [%d, %d]", n, lo, hi)
-	}
-	return n, nil
+	return nil
 }
 
 // recording is a game being recorded to a file.
@@ -131,11 +44,15 @@ type recording struct {
 // and is about to run on loop. Hand the recording's game() to Run, and close the recording when
 // Run returns.
 func startRecording(path string, loop *gameloop.Loop, s start) (*recording, error) {
+	s.TickRate = loop.Config().TickRate
+	if err := s.Check(); err != nil {
+		return nil, fmt.Errorf("-record: %w", err)
+	}
 	f, err := os.Create(path)
 	if err != nil {
 		return nil, fmt.Errorf("-record: %w", err)
 	}
-	rec, err := replay.NewRecorder(f, loop.Config().TickRate, &replay.RecordOptions{Name: recordingName, Meta: s.encode()})
+	rec, err := replay.NewRecorder(f, s.TickRate, s.RecordOptions())
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("-record %s: %w", path, err), f.Close())
 	}
@@ -162,21 +79,7 @@ func runReplay(ctx context.Context, path string, stdout io.Writer) error {
 // playRecording replays rec headless in bench mode into a new game started from its Meta, and
 // prints the outcome as one line.
 func playRecording(ctx context.Context, h replay.Header, rec replaycli.Playable, stdout io.Writer) error {
-	if h.Name != recordingName {
-		return fmt.Errorf("a recording of %q, not of %s", h.Name, recordingName)
-	}
-	s, err := parseStart(h.Meta)
-	if err != nil {
-		return err
-	}
-	if s.tickRate != h.TickRate {
-		return fmt.Errorf("the recording's meta says %d ticks per second, its header %d", s.tickRate, h.TickRate)
-	}
-	// No loop: Play runs its own, and replays the recorded changes of the tick rate itself.
-	g := newGame(s.options(), nil, newView(s.glyphs, newMemSurface(s.width, s.height)), s.width, s.height)
-	ctx, cancel := context.WithTimeout(ctx, replayTimeout)
-	defer cancel()
-	res, err := rec.Play(ctx, g, nil)
+	res, err := bouncegame.Replay(ctx, h, rec)
 	if err != nil {
 		return err
 	}

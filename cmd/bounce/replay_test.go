@@ -13,48 +13,16 @@ import (
 	"testing"
 
 	"github.com/gameloop-go/gameloop"
+	"github.com/gameloop-go/gameloop/internal/bouncegame"
 	"github.com/gameloop-go/gameloop/internal/replaycli"
 	"github.com/gameloop-go/gameloop/replay"
 )
-
-func TestStartRoundTrip(t *testing.T) {
-	s := start{seed: 1<<64 - 1, balls: 64, width: 80, height: 24, glyphs: "half", tickRate: 120}
-	got, err := parseStart(s.encode())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != s {
-		t.Errorf("parseStart(encode(%+v)) = %+v", s, got)
-	}
-	if want := "bounce-start/1 seed=18446744073709551615 balls=64 width=80 height=24 glyphs=half tps=120"; string(s.encode()) != want {
-		t.Errorf("encode = %q, want %q", s.encode(), want)
-	}
-}
-
-func TestParseStartRejects(t *testing.T) {
-	for _, meta := range []string{
-		"",
-		"bounce-start/2 seed=1 balls=5 width=80 height=24 glyphs=braille tps=10",
-		"bounce-start/1 seed=1 balls=5 width=80 height=24 glyphs=braille",               // no tps
-		"bounce-start/1 seed=1 balls=5 width=80 height=24 glyphs=ascii tps=10",          // bad glyphs
-		"bounce-start/1 seed=1 balls=5 width=0 height=24 glyphs=braille tps=10",         // no width
-		"bounce-start/1 seed=1 balls=5 width=80 height=99999 glyphs=braille tps=10",     // too high
-		"bounce-start/1 seed=1 balls=-1 width=80 height=24 glyphs=braille tps=10",       // negative
-		"bounce-start/1 seed=1 seed=2 balls=5 width=80 height=24 glyphs=braille tps=10", // twice
-		"bounce-start/1 seed=1 balls=5 width=80 height=24 glyphs=braille tps=10 x=1",    // unknown
-		"bounce-start/1 seed balls=5 width=80 height=24 glyphs=braille tps=10",          // no value
-		"bounce-start/1 seed=1 balls=5 width=80 height=24 glyphs=braille tps=0",         // no rate
-	} {
-		if s, err := parseStart([]byte(meta)); err == nil {
-			t.Errorf("parseStart(%q) = %+v, want an error", meta, s)
-		}
-	}
-}
 
 // scripted plays a script of input on a game in a bench loop: the loop's controls included,
 // a pause with input during it, a resize, and a q at the end.
 type scripted struct {
 	*game
+	loop         *gameloop.Loop
 	win          *gameloop.HeadlessWindow
 	pausedFrames int
 }
@@ -106,7 +74,7 @@ func recordScript(t *testing.T, dir string) (string, uint64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &scripted{game: g, win: win}
+	s := &scripted{game: g, loop: loop, win: win}
 	err = loop.Run(t.Context(), rec.rec.Game(s))
 	if err := errors.Join(err, rec.close()); err != nil {
 		t.Fatal(err)
@@ -187,12 +155,12 @@ func TestReplayMismatch(t *testing.T) {
 	}
 
 	rec = decodeFile(t, path)
-	s, err := parseStart(rec.Meta)
+	s, err := bouncegame.ParseStart(rec.Meta)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.seed++
-	rec.Meta = s.encode()
+	s.Seed++
+	rec.Meta = s.Encode()
 	out.Reset()
 	if err := playRecording(t.Context(), rec.Header, rec, &out); !errors.Is(err, replaycli.ErrMismatch) || !strings.HasPrefix(out.String(), "replay: MISMATCH at tick 1 ") {
 		t.Errorf("another seed: %v, printed %q; want a mismatch at tick 1", err, out.String())

@@ -73,13 +73,10 @@ func squeeze(s string) string {
 }
 
 // TestGoSnippets checks every Go block of the documents: whole programs are built and run and
-// must exit 0 with output; fragments must be in snippets_test.go as written.
+// must exit 0 with output; fragments must be, as written, in snippets_test.go or in another Go
+// file of the repository (one for WebAssembly, say, which scripts/test.d/wasm.sh builds).
 func TestGoSnippets(t *testing.T) {
-	compiled, err := os.ReadFile("snippets_test.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	haystack := squeeze(string(compiled))
+	haystack := squeeze(goSources(t))
 	n := 0
 	for _, doc := range docs(t) {
 		for _, b := range blocks(t, doc) {
@@ -92,13 +89,39 @@ func TestGoSnippets(t *testing.T) {
 				continue
 			}
 			if !strings.Contains(haystack, squeeze(b.text)) {
-				t.Errorf("%s: this Go fragment is not in snippets_test.go, so nothing compiles it; copy it there, in the context it assumes:\n%s", b.where, b.text)
+				t.Errorf("%s: this Go fragment is in no Go file, so nothing compiles it; copy it to snippets_test.go, in the context it assumes:\n%s", b.where, b.text)
 			}
 		}
 	}
 	if n < 5 {
 		t.Fatalf("only %d Go blocks found: the documents have moved?", n)
 	}
+}
+
+// goSources returns the text of every Go file of the repository, but for test data.
+func goSources(t *testing.T) string {
+	t.Helper()
+	var all strings.Builder
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".doccheck-")) {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(path, ".go") {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			all.Write(data)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return all.String()
 }
 
 // runProgram builds and runs a whole program of a document, inside this module, as a user of
@@ -132,6 +155,8 @@ func runProgram(t *testing.T, b block) {
 var unattended = map[string]string{
 	"go run ./cmd/bounce":                                         "an interactive terminal game: cmd/bounce/e2e_test.go plays it in tmux",
 	"go run ./cmd/bounce -record bounce.rec":                      "records an interactive session: cmd/bounce/e2e_test.go records one in tmux",
+	"go run ./cmd/bounceweb":                                      "a web server for a browser to play in: cmd/bounceweb/browser_test.go plays it in Chromium",
+	"go run ./cmd/bounceweb -record web.rec":                      "a web server for a browser to play in: cmd/bounceweb/browser_test.go records in Chromium",
 	"bash scripts/test.sh":                                        "runs every test, this one among them",
 	"go test ./...":                                               "runs every test, this one among them",
 	"go get github.com/gameloop-go/gameloop@latest":               "adds the module to another module; the whole program in README.md is built against this checkout",
@@ -150,6 +175,7 @@ var unattended = map[string]string{
 // run first, unattended, to make it.
 var prepared = map[string]string{
 	"go run ./cmd/bounce -replay bounce.rec": "go run ./cmd/bounce -headless -seconds 2 -record bounce.rec",
+	"go run ./cmd/bounce -replay web.rec":    "cp cmd/bounceweb/testdata/chromium.rec web.rec",
 }
 
 var commandWord = regexp.MustCompile(`^(go|bash|xvfb-run|sudo|GOOS=\S+)\s`)

@@ -1,0 +1,149 @@
+package main
+
+import (
+	"bytes"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gameloop-go/gameloop"
+	"github.com/gameloop-go/gameloop/internal/bouncegame"
+	"github.com/gameloop-go/gameloop/replay"
+)
+
+// recording returns a recording of a few ticks of a game named name with meta.
+func recording(t *testing.T, name string, meta []byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	rec, err := replay.NewRecorder(&buf, 10, &replay.RecordOptions{Name: name, Meta: meta})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for tick := uint64(1); tick <= 3; tick++ {
+		if err := rec.Tick(&gameloop.Update{Tick: tick, Seconds: 0.1}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// The server serves the page, the game and wasm_exec.js, and writes a recording POSTed to
+// /record to its -record file, once it has checked it is a whole recording of bounce.
+func TestHandler(t *testing.T) {
+	dir := t.TempDir()
+	s := &site{wasm: filepath.Join(dir, "bounce.wasm"), wasmExec: filepath.Join(dir, "wasm_exec.js")}
+	for _, f := range []string{s.wasm, s.wasmExec} {
+		if err := os.WriteFile(f, []byte(filepath.Base(f)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	record := filepath.Join(dir, "web.rec")
+	var log syncBuffer
+	ts := httptest.NewServer(s.handler(record, &log))
+	defer ts.Close()
+	for path, want := range map[string]string{"/": "text/html; charset=utf-8", "/bounce.wasm": "application/wasm", "/wasm_exec.js": "text/javascript; charset=utf-8"} {
+		resp, err := http.Get(ts.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("GET %s: %s", path, resp.Status)
+		}
+		if got := resp.Header.Get("Content-Type"); got != want {
+			t.Errorf("GET %s: Content-Type %q, want %q", path, got, want)
+		}
+	}
+	if resp, err := http.Get(ts.URL + "/nothing"); err != nil || resp.StatusCode != http.StatusNotFound {
+		t.Errorf("GET /nothing: %v %v, want 404", resp, err)
+	}
+
+	start := bouncegame.Start{Seed: 1, Balls: 5, Width: 80, Height: 24, Glyphs: "braille", TickRate: 10}
+	good := recording(t, bouncegame.RecordingName, start.Encode())
+	for _, tt := range []struct {
+		name string
+		body []byte
+		code int
+	}{
+		{"not a recording", []byte("hello"), http.StatusBadRequest},
+		{"cut short", good[:len(good)-4], http.StatusBadRequest},
+		{"another game", recording(t, "colorfade", nil), http.StatusBadRequest},
+		{"a bad start", recording(t, bouncegame.RecordingName, []byte("bounce-start/1 seed=1")), http.StatusBadRequest},
+		{"bounce", good, http.StatusOK},
+	} {
+		resp, err := http.Post(ts.URL+"/record", "application/octet-stream", bytes.NewReader(tt.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tt.code {
+			t.Errorf("%s: %s, want %d", tt.name, resp.Status, tt.code)
+		}
+		written, err := os.ReadFile(record)
+		switch {
+		case tt.code != http.StatusOK && err == nil:
+			t.Errorf("%s: refused, but %s was written", tt.name, record)
+		case tt.code == http.StatusOK && !bytes.Equal(written, good):
+			t.Errorf("%s: %s holds %d bytes, not the %d sent (%v)", tt.name, record, len(written), len(good), err)
+		}
+	}
+	if !strings.Contains(log.String(), "saved the recording of 3 ticks, 0 inputs to "+record) {
+		t.Errorf("the server's log:\n%s", log.String())
+	}
+
+	// Without -record, the page is told to download the recording instead.
+	ts2 := httptest.NewServer(s.handler("", &log))
+	defer ts2.Close()
+	resp, err := http.Post(ts2.URL+"/record", "application/octet-stream", bytes.NewReader(good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Errorf("POST /record without -record: %s, want 404", resp.Status)
+	}
+}
+
+func TestFlags(t *testing.T) {
+	for _, args := range [][]string{{"extra"}, {"-nosuchflag"}} {
+		var stdout, stderr bytes.Buffer
+		if code := realMain(args, &stdout, &stderr); code != 2 {
+			t.Errorf("%q: exit status %d, want 2", args, code)
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	if code := realMain([]string{"-h"}, &stdout, &stderr); code != 0 || !strings.Contains(stderr.String(), "-record file") {
+		t.Errorf("-h: exit status %d, printed %q", code, stderr.String())
+	}
+}
+
+// testdata/chromium.rec was recorded in headless Chromium by TestBrowser (with -args
+// -recording): bounce as WebAssembly, keys pressed in the page. It replays matched here, on
+// whatever machine runs the tests, with every tick's checksum compared.
+func TestChromiumRecordingReplays(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "chromium.rec"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := replay.Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.Checksums) != int(rec.Ticks) || len(rec.RateChanges) != 1 || len(rec.Inputs) < 10 {
+		t.Fatalf("the recording has %d ticks, %d checksums, %d inputs, rate changes %v: not the one the browser test makes",
+			rec.Ticks, len(rec.Checksums), len(rec.Inputs), rec.RateChanges)
+	}
+	res, err := bouncegame.Replay(t.Context(), rec.Header, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Matched() {
+		t.Errorf("the recording made in Chromium: %v", res)
+	}
+}
