@@ -322,13 +322,14 @@ const (
 	matchEnded
 )
 
-// Start starts the match now: its first pass runs at once and its first tick is due one step
-// later. Starting a match twice does nothing.
-func (m *Match) Start() { m.StartAt(0) }
+// Start starts the match now: its first tick is due one step later. Starting a match twice
+// does nothing.
+func (m *Match) Start() { m.StartAt(m.pool.clock.Now()) }
 
-// StartAt starts the match at time at of the pool's clock (at once if that has passed): its
-// first pass runs then, and its first tick is due one step later. A server uses it to spread
-// the matches it starts at once over a tick, or to put them all on one grid.
+// StartAt starts the match at time at of the pool's clock: its tick grid begins at at, so its
+// first tick is due one step later (ticks already due when at has passed run at once, as
+// catch-up). A server uses it to spread the matches it starts together over a tick, or to put
+// them all on one grid. Starting a match twice does nothing.
 func (m *Match) StartAt(at time.Duration) {
 	c := m.pool.clock
 	c.mu.Lock()
@@ -344,6 +345,7 @@ func (m *Match) StartAt(at time.Duration) {
 		m.finish()
 		return
 	}
+	m.sched.start(at)
 	m.state = matchWaiting
 	c.queue.push(&m.entry)
 	earlier := at < c.target

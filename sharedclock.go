@@ -73,6 +73,11 @@ type SharedClock struct {
 	done    chan struct{} // closed by Close
 	stopped chan struct{} // closed when the waiter has returned
 	timer   *time.Timer
+	// ticker wakes the waiter every res while deadlines are close together, on a Go timer:
+	// resetting a timer to the earliest time in the process, every wake-up, makes the runtime
+	// wake a thread to look at it (netpollBreak), which doubles the cost of a wake-up.
+	ticker  *time.Ticker
+	ticking bool
 }
 
 // waitEntry is one deadline in the heap: a goroutine blocked in WaitUntil (ready), or a pool's
@@ -103,9 +108,11 @@ func NewSharedClock(opts *SharedClockOptions) *SharedClock {
 		done:    make(chan struct{}),
 		stopped: make(chan struct{}),
 		timer:   time.NewTimer(time.Hour),
+		ticker:  time.NewTicker(time.Hour),
 		pools:   map[*Pool]struct{}{},
 	}
 	c.timer.Stop()
+	c.ticker.Stop()
 	if c.res < timerResolution {
 		c.precise = newSharedSleep(c.Now)
 	}
@@ -229,6 +236,7 @@ func (c *SharedClock) Close() error {
 func (c *SharedClock) wait() {
 	defer close(c.stopped)
 	defer c.timer.Stop()
+	defer c.ticker.Stop()
 	for {
 		now := c.Now()
 		c.mu.Lock()
@@ -242,9 +250,9 @@ func (c *SharedClock) wait() {
 				e.match.state = matchRunning
 			}
 		}
-		// The target is set to never while the due entries run: a deadline added meanwhile
-		// kicks the waiter, which then looks again before it sleeps.
-		c.target = never
+		// The target stays the one just slept for, now past, while the due entries run: the
+		// deadlines added meanwhile are later and kick nothing, and the waiter sees them when
+		// it chooses its next target.
 		c.mu.Unlock()
 		if len(c.batch) > 0 {
 			c.fire(c.batch)
@@ -296,8 +304,28 @@ func (c *SharedClock) sleep(target time.Duration) {
 		c.precise(target)
 		return
 	}
+	if target-now <= tickSpan*c.res {
+		if !c.ticking {
+			c.ticker.Reset(c.res)
+			c.ticking = true
+		}
+		select {
+		case <-c.ticker.C:
+		case <-c.kick:
+		case <-c.done:
+		}
+		return
+	}
+	if c.ticking {
+		c.ticker.Stop()
+		c.ticking = false
+	}
 	c.timerWait(target - now)
 }
+
+// tickSpan is how many resolutions ahead the next deadline may be for the waiter to wait on its
+// ticker rather than set a timer.
+const tickSpan = 4
 
 func (c *SharedClock) timerWait(d time.Duration) {
 	c.timer.Reset(d)
