@@ -19,7 +19,10 @@ const DefaultSlowPass = time.Millisecond
 // shareAfter is how long the waiter runs a burst of due matches by itself before it hands the
 // rest to the pool's workers: waking a worker costs tens of µs, more than a few hundred small
 // updates.
-const shareAfter = 100 * time.Microsecond
+const shareAfter = 200 * time.Microsecond
+
+// prefetch is how many matches ahead of the one it runs the waiter loads.
+const prefetch = 3
 
 // slowHold is how many passes a match stays off the waiter after a slow one.
 const slowHold = 64
@@ -117,7 +120,7 @@ func (p *Pool) NewMatch(ctx context.Context, g Game, cfg Config) (*Match, error)
 		pool:   p,
 		game:   g,
 		update: g.Update,
-		sched:  newSchedule(cfg),
+		sched:  *newSchedule(cfg),
 		ctx:    ctx,
 		done:   make(chan struct{}),
 		ctl:    control{scale: cfg.TimeScale, tickRate: cfg.TickRate},
@@ -125,8 +128,7 @@ func (p *Pool) NewMatch(ctx context.Context, g Game, cfg Config) (*Match, error)
 	if in, ok := g.(InputHandler); ok {
 		m.input = in.Input
 	}
-	m.entry = waitEntry{index: -1, match: m}
-	m.stats.init(0)
+	m.entry = waitEntry{match: m}
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
@@ -192,13 +194,25 @@ func (q *matchQueue) pop() *Match {
 // it queues what is left for the workers and goes on taking from the queue with them.
 func runDue(c *SharedClock, batch []*waitEntry) {
 	start := c.Now()
+	ran := c.ran[:0]
+	defer func() {
+		clear(ran)
+		c.ran = ran[:0]
+	}()
 	for i, e := range batch {
 		m := e.match
+		if i+prefetch < len(batch) {
+			// Load a match a few ahead, so that the memory fetches its cache lines while this
+			// one runs: with thousands of matches every one is out of the cache.
+			ahead := batch[i+prefetch].match
+			c.sink += ahead.slowLeft + int(ahead.due) + int(ahead.sched.scale) + int(ahead.sched.ticks) + int(ahead.winEnd)
+		}
 		if m.slowLeft > 0 {
 			m.pool.enqueue(m, true)
 			continue
 		}
 		if i > 0 && c.Now()-start > shareAfter {
+			c.requeue(ran)
 			for _, rest := range batch[i:] {
 				rest.match.pool.enqueue(rest.match, rest.match.slowLeft > 0)
 			}
@@ -207,8 +221,11 @@ func runDue(c *SharedClock, batch []*waitEntry) {
 			}
 			return
 		}
-		m.run()
+		if m.runPass() {
+			ran = append(ran, m)
+		}
 	}
+	c.requeue(ran)
 }
 
 // enqueue queues m for a worker; once the pool is closed, and its workers gone, it runs m on
@@ -275,50 +292,69 @@ func (p *Pool) Close() error {
 // Match is one match of a Pool: a Game run at a fixed tick rate. Its control methods (Pause,
 // Resume, SetTimeScale, SetTickRate, Push, Stop) and Stats are safe to call from any goroutine.
 type Match struct {
-	pool   *Pool
-	game   Game
-	update func(*Update) error
-	input  func(*Input) error
-	sched  *Schedule
-	ctx    context.Context
-	// stopCtx undoes the context.AfterFunc that ends the match with its context.
-	stopCtx func() bool
+	// The fields a pass touches come first, so that they share as few cache lines as they
+	// can: with thousands of matches, each pass begins with its match out of the cache.
 
 	// The heap entry and the state, guarded by the clock's mu.
 	entry  waitEntry
 	state  matchState
 	kicked bool // a control change came while the match ran: run it again at once
 
+	stopping   atomic.Bool
+	ctlPending atomic.Bool
+	hasInput   atomic.Bool
+
 	// Owned by whoever runs the match (one goroutine at a time, handed over through the
 	// clock's mu and the pool's queues).
+	slowLeft int           // passes left to run on the workers
+	next     time.Duration // when the match is next due, after a pass
+	winEnd   time.Duration // when the window TPS is measured over ends
+	ticks    atomic.Uint64 // ticks run, for Stats
+	lastPass atomic.Int64  // the time of the last pass, for Stats
+	pool     *Pool
+	update   func(*Update) error
+	due      time.Duration
 	ev       Update
+	sched    Schedule
+	input    func(*Input) error
 	evInput  Input
 	inputs   []Input // the input being delivered
-	due      time.Duration
-	slowLeft int // passes left to run on the workers
+
+	game Game
+	ctx  context.Context
+	// stopCtx undoes the context.AfterFunc that ends the match with its context.
+	stopCtx func() bool
 
 	inMu    sync.Mutex
 	pending []Input // input pushed since the last pass
 
-	stopping atomic.Bool
-	endErr   error // why Stop or Close ended the match, under inMu
-	done     chan struct{}
-	err      error
+	endErr error // why Stop or Close ended the match, under inMu
+	done   chan struct{}
+	err    error
 
-	ctlMu      sync.Mutex
-	ctlPending atomic.Bool
-	ctl        control
+	ctlMu sync.Mutex
+	ctl   control
 
-	stats statsState
+	// Statistics, under statsMu, changed when something rare happens: a drop, the end of a
+	// rate window.
+	statsMu                 sync.Mutex
+	statsStarted, anyDrop   bool
+	statsStart, lastDrop    time.Duration
+	droppedTime             time.Duration
+	droppedTicks, winTicks0 uint64
+	winStart                time.Duration
+	tps                     float64
 }
 
 type matchState uint8
 
 const (
-	matchNew     matchState = iota // not started
-	matchWaiting                   // in the clock's heap
-	matchParked                    // nothing due (paused, time scale 0): waits for a control change
-	matchRunning                   // popped by the waiter, queued or running
+	matchNew matchState = iota // not started
+	// matchWaiting: in the clock's heap, or taken out of it by the waiter, and queued or running
+	// (the waiter does not touch a match before it runs it: see deadlineHeap).
+	matchWaiting
+	matchParked  // nothing due (paused, time scale 0): waits for a control change
+	matchRunning // being ended by kick
 	matchEnded
 )
 
@@ -402,6 +438,7 @@ func (m *Match) end(err error) {
 func (m *Match) Push(in ...Input) {
 	m.inMu.Lock()
 	m.pending = append(m.pending, in...)
+	m.hasInput.Store(true)
 	m.inMu.Unlock()
 }
 
@@ -410,12 +447,13 @@ func (m *Match) kick() {
 	c := m.pool.clock
 	c.mu.Lock()
 	switch m.state {
-	case matchRunning:
-		m.kicked = true
-		c.mu.Unlock()
-		return
 	case matchWaiting:
-		c.queue.remove(&m.entry)
+		if !c.queue.remove(&m.entry) {
+			// Taken out by the waiter: it runs now, or is about to.
+			m.kicked = true
+			c.mu.Unlock()
+			return
+		}
 	case matchParked:
 	case matchNew:
 		if !m.stopping.Load() {
@@ -446,6 +484,24 @@ func (m *Match) kick() {
 
 // run runs one pass of the match, then puts it back in the heap, or ends it.
 func (m *Match) run() {
+	if !m.runPass() {
+		return
+	}
+	c := m.pool.clock
+	c.mu.Lock()
+	earlier, closed := m.requeueLocked()
+	c.mu.Unlock()
+	if closed {
+		m.finish()
+	}
+	if earlier {
+		c.wakeWaiter()
+	}
+}
+
+// runPass runs one pass of the match and notes when it is next due; it reports false if the
+// match ended.
+func (m *Match) runPass() bool {
 	c := m.pool.clock
 	start := c.Now()
 	next, ended := m.pass(start)
@@ -454,36 +510,56 @@ func (m *Match) run() {
 		m.state = matchEnded
 		c.mu.Unlock()
 		m.finish()
-		return
+		return false
 	}
 	if c.Now()-start > m.pool.slowPass {
 		m.slowLeft = slowHold
 	} else if m.slowLeft > 0 {
 		m.slowLeft--
 	}
-	c.mu.Lock()
+	m.next = next
+	return true
+}
+
+// requeueLocked puts the match back in the clock's heap after a pass, with the clock's mu held.
+// It reports whether its deadline comes before what the waiter sleeps for, and whether the
+// clock has closed, in which case the match has ended and the caller must finish it.
+func (m *Match) requeueLocked() (earlier, closed bool) {
+	c := m.pool.clock
 	if c.closed {
 		m.state = matchEnded
-		c.mu.Unlock()
 		m.err = ErrClosed
-		m.finish()
-		return
+		return false, true
 	}
+	next := m.next
 	if m.kicked {
 		m.kicked, next = false, 0
 	}
 	if next == never {
 		m.state = matchParked
-		c.mu.Unlock()
-		return
+		return false, false
 	}
 	m.entry.deadline = next
 	m.state = matchWaiting
 	c.queue.push(&m.entry)
-	earlier := next < c.target
+	return next < c.target, false
+}
+
+// requeue puts back in the heap the matches the waiter ran, under one lock.
+func (c *SharedClock) requeue(ran []*Match) {
+	if len(ran) == 0 {
+		return
+	}
+	var ended []*Match
+	c.mu.Lock()
+	for _, m := range ran {
+		if _, closed := m.requeueLocked(); closed {
+			ended = append(ended, m)
+		}
+	}
 	c.mu.Unlock()
-	if earlier {
-		c.wakeWaiter()
+	for _, m := range ended {
+		m.finish()
 	}
 }
 
@@ -497,15 +573,21 @@ func (m *Match) pass(now time.Duration) (next time.Duration, ended bool) {
 	if m.ctlPending.Load() {
 		m.applyControl(now)
 	}
-	m.inMu.Lock()
-	m.inputs, m.pending = m.pending, m.inputs[:0]
-	m.inMu.Unlock()
+	if m.hasInput.Load() {
+		m.inMu.Lock()
+		m.inputs, m.pending = m.pending, m.inputs[:0]
+		m.hasInput.Store(false)
+		m.inMu.Unlock()
+	}
 
 	st := m.sched.Advance(now)
 	if st.DroppedTicks > 0 {
-		m.stats.drop(st.DroppedTicks, st.DroppedTime, now)
+		m.drop(st.DroppedTicks, st.DroppedTime, now)
 	}
-	m.stats.pass(now)
+	m.lastPass.Store(int64(now))
+	if now >= m.winEnd {
+		m.closeWindow(now)
+	}
 	for i := range m.inputs {
 		m.evInput = m.inputs[i]
 		m.evInput.Tick = m.sched.Ticks() + 1
@@ -517,6 +599,7 @@ func (m *Match) pass(now time.Duration) (next time.Duration, ended bool) {
 		}
 	}
 	clear(m.inputs)
+	m.inputs = m.inputs[:0]
 	for {
 		tick, ok := m.sched.Next()
 		if !ok {
@@ -524,7 +607,7 @@ func (m *Match) pass(now time.Duration) (next time.Duration, ended bool) {
 		}
 		m.due = m.sched.realDueLast()
 		m.ev = Update{Tick: tick, DT: m.sched.Step(), Seconds: m.sched.StepSeconds()}
-		m.stats.tick()
+		m.ticks.Add(1)
 		if err := call(m.update, &m.ev, "Update at tick", tick); err != nil {
 			return 0, m.fail(err)
 		}
@@ -561,6 +644,29 @@ func (m *Match) finish() {
 	delete(p.matches, m)
 	p.mu.Unlock()
 	close(m.done)
+}
+
+// closeWindow measures TPS over the window that ends at now, and starts the next.
+func (m *Match) closeWindow(now time.Duration) {
+	ticks := m.ticks.Load()
+	m.statsMu.Lock()
+	if !m.statsStarted {
+		m.statsStarted, m.statsStart = true, now
+	} else if d := now - m.winStart; d > 0 {
+		m.tps = float64(ticks-m.winTicks0) * float64(time.Second) / float64(d)
+	}
+	m.winStart, m.winTicks0 = now, ticks
+	m.statsMu.Unlock()
+	m.winEnd = now + rateWindow
+}
+
+// drop records ticks dropped at now.
+func (m *Match) drop(ticks uint64, gameTime, now time.Duration) {
+	m.statsMu.Lock()
+	m.droppedTicks += ticks
+	m.droppedTime += gameTime
+	m.lastDrop, m.anyDrop = now, true
+	m.statsMu.Unlock()
 }
 
 // realDueLast returns the real time at which the last tick taken was due.
@@ -621,10 +727,18 @@ func (m *Match) SetTickRate(rate int) error {
 	return nil
 }
 
-// Stats returns what the match has done so far. Matches draw no frames: the frame fields are 0.
+// Stats returns what the match has done so far: its ticks, drops, TPS and settings. Matches
+// draw no frames: the frame fields are 0.
 func (m *Match) Stats() Stats {
-	var st Stats
-	m.stats.snapshot(&st)
+	st := Stats{Ticks: m.ticks.Load()}
+	m.statsMu.Lock()
+	st.DroppedTicks, st.DroppedTime = m.droppedTicks, m.droppedTime
+	st.RunningSlowly = m.anyDrop && time.Duration(m.lastPass.Load())-m.lastDrop < rateWindow
+	st.TPS = m.tps
+	if m.statsStarted {
+		st.RealTime = time.Duration(m.lastPass.Load()) - m.statsStart
+	}
+	m.statsMu.Unlock()
 	m.ctlMu.Lock()
 	st.Paused, st.TimeScale, st.TickRate = m.ctl.paused, m.ctl.scale, m.ctl.tickRate
 	m.ctlMu.Unlock()

@@ -67,6 +67,8 @@ type SharedClock struct {
 	closed  bool
 	pools   map[*Pool]struct{}
 	batch   []*waitEntry // the entries due at the last wake-up, reused
+	ran     []*Match     // the matches the waiter ran at the last wake-up, reused
+	sink    int          // what the waiter loads ahead (see runDue), kept so that the loads stay
 	entries sync.Pool    // *waitEntry for WaitUntil
 
 	kick    chan struct{} // wakes the waiter from its Go timer: a deadline came before its target
@@ -78,13 +80,14 @@ type SharedClock struct {
 	// wake a thread to look at it (netpollBreak), which doubles the cost of a wake-up.
 	ticker  *time.Ticker
 	ticking bool
+	// lastFire is when the waiter last found something due.
+	lastFire time.Duration
 }
 
 // waitEntry is one deadline in the heap: a goroutine blocked in WaitUntil (ready), or a pool's
 // match (match).
 type waitEntry struct {
 	deadline time.Duration
-	index    int // in the heap; -1 when not in it
 	ready    chan struct{}
 	timer    *time.Timer // for waits after Close
 	match    *Match
@@ -119,7 +122,7 @@ func NewSharedClock(opts *SharedClockOptions) *SharedClock {
 	c.entries.New = func() any {
 		t := time.NewTimer(time.Hour)
 		t.Stop()
-		return &waitEntry{index: -1, ready: make(chan struct{}, 1), timer: t}
+		return &waitEntry{ready: make(chan struct{}, 1), timer: t}
 	}
 	go c.wait()
 	return c
@@ -195,11 +198,7 @@ func (c *SharedClock) add(e *waitEntry) bool {
 func (c *SharedClock) remove(e *waitEntry) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if e.index < 0 {
-		return false
-	}
-	c.queue.remove(e)
-	return true
+	return c.queue.remove(e)
 }
 
 func (c *SharedClock) wakeWaiter() {
@@ -245,16 +244,12 @@ func (c *SharedClock) wait() {
 			return
 		}
 		c.batch = c.queue.popDue(now, c.batch[:0])
-		for _, e := range c.batch {
-			if e.match != nil {
-				e.match.state = matchRunning
-			}
-		}
 		// The target stays the one just slept for, now past, while the due entries run: the
 		// deadlines added meanwhile are later and kick nothing, and the waiter sees them when
 		// it chooses its next target.
 		c.mu.Unlock()
 		if len(c.batch) > 0 {
+			c.lastFire = now
 			c.fire(c.batch)
 			clear(c.batch)
 			continue // time has passed: look again before sleeping
@@ -296,7 +291,16 @@ func (c *SharedClock) sleep(target time.Duration) {
 	if target <= now {
 		return
 	}
-	if c.precise != nil {
+	// Dense: deadlines follow each other within a few resolutions (matches spread over the
+	// tick), and the waiter wakes every res on its ticker.
+	dense := target-c.lastFire <= tickSpan*c.res
+	if c.precise != nil && (c.res < timerResolution || !dense) {
+		// A precise sleep: at a fine resolution, or for a deadline far from the others (all
+		// matches on one grid), where the few wake-ups had better be on time.
+		if c.ticking {
+			c.ticker.Stop()
+			c.ticking = false
+		}
 		if target-now > coarseLead {
 			c.timerWait(target - coarseLead - now)
 			return // look again: a deadline may have come before the target meanwhile
@@ -304,7 +308,7 @@ func (c *SharedClock) sleep(target time.Duration) {
 		c.precise(target)
 		return
 	}
-	if target-now <= tickSpan*c.res {
+	if dense {
 		if !c.ticking {
 			c.ticker.Reset(c.res)
 			c.ticking = true
@@ -337,23 +341,42 @@ func (c *SharedClock) timerWait(d time.Duration) {
 	}
 }
 
-// deadlineHeap is a binary min-heap of entries by deadline.
-type deadlineHeap []*waitEntry
+// deadlineHeap is a 4-ary min-heap of entries by deadline: half as deep as a binary one, and
+// the four children of a slot fill one cache line. The deadlines are kept in the
+// array itself, beside the entries, and the entries do not know whether or where they are in
+// it: a sift, or taking out what is due, moves slots without following a pointer, which with
+// thousands of matches would miss the cache at every step. Taking out an entry that is not due
+// (a wait ended early, a match stopped or paused) searches the array for it: that is rare.
+type deadlineHeap []heapSlot
 
-func (h *deadlineHeap) push(e *waitEntry) {
-	e.index = len(*h)
-	*h = append(*h, e)
-	h.up(e.index)
+type heapSlot struct {
+	deadline time.Duration
+	entry    *waitEntry
 }
 
-func (h *deadlineHeap) remove(e *waitEntry) {
-	i, last := e.index, len(*h)-1
+func (h *deadlineHeap) push(e *waitEntry) {
+	*h = append(*h, heapSlot{e.deadline, e})
+	h.up(len(*h) - 1)
+}
+
+// remove takes e out of the heap; it reports false if e was not in it.
+func (h *deadlineHeap) remove(e *waitEntry) bool {
+	for i := range *h {
+		if (*h)[i].entry == e {
+			h.removeAt(i)
+			return true
+		}
+	}
+	return false
+}
+
+func (h *deadlineHeap) removeAt(i int) {
+	last := len(*h) - 1
 	if i != last {
 		h.swap(i, last)
 	}
-	(*h)[last] = nil
+	(*h)[last] = heapSlot{}
 	*h = (*h)[:last]
-	e.index = -1
 	if i != last {
 		h.down(i)
 		h.up(i)
@@ -363,9 +386,8 @@ func (h *deadlineHeap) remove(e *waitEntry) {
 // popDue appends to batch, and takes out of the heap, every entry due at now.
 func (h *deadlineHeap) popDue(now time.Duration, batch []*waitEntry) []*waitEntry {
 	for len(*h) > 0 && (*h)[0].deadline <= now {
-		e := (*h)[0]
-		h.remove(e)
-		batch = append(batch, e)
+		batch = append(batch, (*h)[0].entry)
+		h.removeAt(0)
 	}
 	return batch
 }
@@ -381,7 +403,7 @@ func (h deadlineHeap) target(res time.Duration, precise bool) time.Duration {
 	if !precise {
 		res = max(res-timerResolution, 0)
 	}
-	limit := h[0].deadline + res
+	limit := addSat(h[0].deadline, res)
 	return h.latestUpTo(0, limit, h[0].deadline)
 }
 
@@ -393,18 +415,22 @@ func (h deadlineHeap) latestUpTo(i int, limit, best time.Duration) time.Duration
 		return best
 	}
 	best = max(best, h[i].deadline)
-	best = h.latestUpTo(2*i+1, limit, best)
-	return h.latestUpTo(2*i+2, limit, best)
+	for c := heapArity*i + 1; c <= heapArity*i+heapArity; c++ {
+		best = h.latestUpTo(c, limit, best)
+	}
+	return best
 }
+
+// heapArity is the number of children of a slot of the heap.
+const heapArity = 4
 
 func (h deadlineHeap) swap(i, j int) {
 	h[i], h[j] = h[j], h[i]
-	h[i].index, h[j].index = i, j
 }
 
 func (h deadlineHeap) up(i int) {
 	for i > 0 {
-		parent := (i - 1) / 2
+		parent := (i - 1) / heapArity
 		if h[parent].deadline <= h[i].deadline {
 			return
 		}
@@ -416,12 +442,11 @@ func (h deadlineHeap) up(i int) {
 func (h deadlineHeap) down(i int) {
 	n := len(h)
 	for {
-		least, l, r := i, 2*i+1, 2*i+2
-		if l < n && h[l].deadline < h[least].deadline {
-			least = l
-		}
-		if r < n && h[r].deadline < h[least].deadline {
-			least = r
+		least := i
+		for c := heapArity*i + 1; c <= heapArity*i+heapArity && c < n; c++ {
+			if h[c].deadline < h[least].deadline {
+				least = c
+			}
 		}
 		if least == i {
 			return

@@ -309,7 +309,7 @@ func measure(s strategy, o childOptions) (row, error) {
 	if o.slow {
 		skip = 0
 	}
-	rec := newRecorder(o.matches, o.hz, o.warmup, o.seconds, skip)
+	rec := newRecorder(o.warmup, o.seconds, skip)
 	b := newBench(o, rec)
 	load := loadAverage()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -341,7 +341,7 @@ func measure(s strategy, o childOptions) (row, error) {
 		CPUPercent: -1,
 		LateP50us:  us(sum.p50), LateP99us: us(sum.p99), LateMaxUs: us(sum.worst),
 		Dropped: sum.dropped, Early: sum.early, Threads: threads, RSSMB: rss,
-		Ticks: sum.ticks, Slow: o.slow, WorkUs: us(o.work), Seconds: o.seconds.Seconds(), Load1: load, Runs: 1,
+		Ticks: int(sum.ticks), Slow: o.slow, WorkUs: us(o.work), Seconds: o.seconds.Seconds(), Load1: load, Runs: 1,
 	}
 	if usesResolution(s.name) {
 		r.ResolutionUs = us(o.resolution)

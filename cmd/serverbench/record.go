@@ -1,34 +1,35 @@
 package main
 
 import (
-	"fmt"
-	"os"
-	"slices"
+	"sync/atomic"
 	"time"
 )
 
-// recorder keeps each match's tick lateness (when its update began minus when it was due)
-// over the measured window. Each match writes only its own slot, from one goroutine at a time.
+// histogramMax is the largest lateness the histogram tells apart; later ticks count in its
+// last bucket (and in the maximum, which is kept exactly).
+const histogramMax = 200 * time.Millisecond
+
+// recorder keeps a histogram of the ticks' lateness (when an update began minus when it was
+// due) over the measured window, in 1 µs buckets: every strategy records the same way, at the
+// same small cost, from any goroutine.
 type recorder struct {
-	base         time.Time     // the bench's time 0
-	startAt      time.Duration // when the first matches start
-	from, to     time.Duration // the window: ticks due in [from, to) are counted
-	clockOffset  time.Duration // the bench's time minus the pool's clock's, for pool
-	skip         int           // a match not counted (the slow one), or -1
-	late         [][]time.Duration
-	early, drops []uint64
+	base        time.Time     // the bench's time 0
+	startAt     time.Duration // when the first matches start
+	from, to    time.Duration // the window: ticks due in [from, to) are counted
+	clockOffset time.Duration // the bench's time minus the pool's clock's, for pool
+	skip        int           // a match not counted (the slow one), or -1
+
+	buckets        []atomic.Uint64 // bucket k: lateness in [k µs, k+1 µs)
+	worst          atomic.Int64
+	early, dropped atomic.Uint64
 }
 
-func newRecorder(matches, hz int, warmup, seconds time.Duration, skip int) *recorder {
-	r := &recorder{base: time.Now(), skip: skip, late: make([][]time.Duration, matches),
-		early: make([]uint64, matches), drops: make([]uint64, matches)}
+func newRecorder(warmup, seconds time.Duration, skip int) *recorder {
+	r := &recorder{base: time.Now(), skip: skip,
+		buckets: make([]atomic.Uint64, histogramMax/time.Microsecond+1)}
 	r.startAt = 200 * time.Millisecond // time to start the goroutines of the slower strategies
 	r.from = r.startAt + warmup
 	r.to = r.from + seconds
-	per := int(seconds.Seconds()*float64(hz)) + 2
-	for i := range r.late {
-		r.late[i] = make([]time.Duration, 0, per)
-	}
 	return r
 }
 
@@ -38,42 +39,56 @@ func (r *recorder) tick(i int, due, begun time.Duration) {
 		return
 	}
 	late := begun - due
-	if late > 20*time.Millisecond && os.Getenv("SB_DEBUG") != "" {
-		fmt.Fprintf(os.Stderr, "late %v match %d due %v\n", late, i, due)
-	}
 	if late < 0 {
-		r.early[i]++
+		r.early.Add(1)
+		late = 0
 	}
-	r.late[i] = append(r.late[i], late)
+	r.buckets[min(late/time.Microsecond, histogramMax/time.Microsecond)].Add(1)
+	for {
+		w := r.worst.Load()
+		if int64(late) <= w || r.worst.CompareAndSwap(w, int64(late)) {
+			break
+		}
+	}
 }
 
-// dropped records ticks match i dropped (over the whole run: a strategy that drops does so
-// after its warm-up too).
-func (r *recorder) dropped(i int, n uint64) {
+// drop records ticks match i dropped (over the whole run: a strategy that drops does so after
+// its warm-up too).
+func (r *recorder) drop(i int, n uint64) {
 	if i != r.skip {
-		r.drops[i] += n
+		r.dropped.Add(n)
 	}
 }
 
-// summary is the lateness of every counted tick.
+// summary is the lateness of every counted tick. The percentiles are the upper edges of
+// their 1 µs buckets.
 type summary struct {
-	ticks           int
+	ticks           uint64
 	p50, p99, worst time.Duration
 	early, dropped  uint64
 }
 
 func (r *recorder) summarise() summary {
-	var all []time.Duration
-	var s summary
-	for i, l := range r.late {
-		all = append(all, l...)
-		s.early += r.early[i]
-		s.dropped += r.drops[i]
+	s := summary{early: r.early.Load(), dropped: r.dropped.Load(), worst: time.Duration(r.worst.Load())}
+	for i := range r.buckets {
+		s.ticks += r.buckets[i].Load()
 	}
-	slices.Sort(all)
-	s.ticks = len(all)
-	if n := len(all); n > 0 {
-		s.p50, s.p99, s.worst = all[(n-1)*50/100], all[(n-1)*99/100], all[n-1]
+	if s.ticks == 0 {
+		return s
 	}
+	p50, p99 := (s.ticks-1)*50/100, (s.ticks-1)*99/100
+	var seen uint64
+	for k := range r.buckets {
+		n := r.buckets[k].Load()
+		edge := time.Duration(k+1) * time.Microsecond
+		if seen <= p50 && p50 < seen+n {
+			s.p50 = edge
+		}
+		if seen <= p99 && p99 < seen+n {
+			s.p99 = edge
+		}
+		seen += n
+	}
+	s.p50, s.p99 = min(s.p50, s.worst), min(s.p99, s.worst)
 	return s
 }

@@ -189,7 +189,7 @@ func runLoopsOn(ctx context.Context, b *bench, newClock func() (gameloop.Clock, 
 			if err := loop.Run(ctx, g); err != nil && ctx.Err() == nil {
 				errs[i] = err
 			}
-			b.rec.dropped(i, loop.Stats().DroppedTicks)
+			b.rec.drop(i, loop.Stats().DroppedTicks)
 		}()
 	})
 	wg.Wait()
@@ -234,7 +234,7 @@ func runPool(ctx context.Context, b *bench) error {
 		if err := m.Wait(); err != nil && ctx.Err() == nil {
 			return fmt.Errorf("match %d: %w", i, err)
 		}
-		b.rec.dropped(i, m.Stats().DroppedTicks)
+		b.rec.drop(i, m.Stats().DroppedTicks)
 	}
 	return pool.Close()
 }
@@ -261,7 +261,7 @@ func runTicker(ctx context.Context, b *bench) error {
 					begun := time.Since(b.base)
 					k := (int64(sent.Sub(epoch)) + int64(period)/2) / int64(period)
 					if k > last+1 {
-						b.rec.dropped(i, uint64(k-last-1))
+						b.rec.drop(i, uint64(k-last-1))
 					}
 					last = k
 					b.rec.tick(i, sent.Sub(b.base), begun)
