@@ -20,7 +20,6 @@ func TestSharedClockWaitAllocs(t *testing.T) {
 	}
 }
 
-
 // TestPoolPassAllocs: a match's pass, and putting it back in the heap, allocate nothing.
 func TestPoolPassAllocs(t *testing.T) {
 	m := newTestMatch(t, GameFunc(func(*Update) error { return nil }), Config{TickRate: 1000})
