@@ -164,16 +164,14 @@ func (c *SharedClock) WaitUntil(deadline time.Duration, wake <-chan struct{}) {
 	}
 	select {
 	case <-e.ready:
+		if c.Now() < deadline {
+			// Released by Close: wait for the rest on a timer.
+			c.WaitUntil(deadline, wake)
+		}
 	case <-wake:
 		if !c.remove(e) {
 			<-e.ready // fired as wake came: take the token, so that the entry is clean
 		}
-	case <-c.done:
-		if !c.remove(e) {
-			<-e.ready
-			return
-		}
-		c.WaitUntil(deadline, wake)
 	}
 }
 
@@ -240,6 +238,7 @@ func (c *SharedClock) wait() {
 		now := c.Now()
 		c.mu.Lock()
 		if c.closed {
+			c.releaseLocked()
 			c.mu.Unlock()
 			return
 		}
@@ -259,6 +258,21 @@ func (c *SharedClock) wait() {
 		c.target = target
 		c.mu.Unlock()
 		c.sleep(target)
+	}
+}
+
+// releaseLocked wakes every goroutine still waiting in the heap, once the clock is closed: each
+// waits for the rest of its deadline on a timer of its own. The pools' matches stay, for
+// Pool.Close to end.
+func (c *SharedClock) releaseLocked() {
+	slots := c.queue
+	c.queue = nil
+	for _, slot := range slots {
+		if slot.entry.match == nil {
+			slot.entry.ready <- struct{}{}
+		} else {
+			c.queue.push(slot.entry)
+		}
 	}
 }
 

@@ -32,7 +32,6 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
-	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -319,15 +318,9 @@ func measure(s strategy, o childOptions) (row, error) {
 
 	// The window, by the bench's clock; the strategy's goroutines do the work meanwhile.
 	time.Sleep(time.Until(rec.base.Add(rec.from)))
-	if f := os.Getenv("SB_PROFILE"); f != "" {
-		pf, _ := os.Create(f)
-		runtime.SetCPUProfileRate(2000)
-		pprof.StartCPUProfile(pf)
-	}
 	cpu0, wall0 := processCPU(), time.Now()
 	time.Sleep(time.Until(rec.base.Add(rec.to)))
 	cpu1, wall := processCPU(), time.Since(wall0)
-	pprof.StopCPUProfile()
 	threads, rss := procStatus()
 	// Ticks due just before the end may begin a little after it.
 	time.Sleep(50 * time.Millisecond)
