@@ -139,7 +139,8 @@ func TestSharedClockLoops(t *testing.T) {
 		wg.Go(func() {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Duration(50+10*i)*time.Millisecond)
 			defer cancel()
-			loop, err := New(Config{TickRate: rate, Clock: c})
+			clock := &firstNow{SharedClock: c}
+			loop, err := New(Config{TickRate: rate, Clock: clock})
 			if err != nil {
 				t.Error(err)
 				return
@@ -147,16 +148,10 @@ func TestSharedClockLoops(t *testing.T) {
 			if i == 0 {
 				loop.Pause()
 			}
-			var start time.Duration
 			var early int
 			for ev := range loop.Events(ctx) {
-				switch ev := ev.(type) {
-				case *Render:
-					if ev.Frame == 1 {
-						start = c.Now() - ev.Ext // the grid's origin: no tick has run yet
-					}
-				case *Update:
-					if due := start + offsetOf(ev.Tick, rate); c.Now() < due {
+				if u, ok := ev.(*Update); ok {
+					if due := clock.first + offsetOf(u.Tick, rate); c.Now() < due {
 						early++
 					}
 				}
@@ -176,6 +171,22 @@ func TestSharedClockLoops(t *testing.T) {
 	wg.Wait()
 	c.Close()
 	waitGoroutines(t, before)
+}
+
+// firstNow is a shared clock that remembers the first time its loop read it: the origin of the
+// loop's tick grid.
+type firstNow struct {
+	*SharedClock
+	first time.Duration
+	seen  bool
+}
+
+func (c *firstNow) Now() time.Duration {
+	now := c.SharedClock.Now()
+	if !c.seen {
+		c.first, c.seen = now, true
+	}
+	return now
 }
 
 // TestSharedClockClosed: a loop whose clock is closed under it goes on, on timers of its own.
