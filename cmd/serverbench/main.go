@@ -61,6 +61,7 @@ type options struct {
 	json       bool
 	plotN      string
 	plotRes    string
+	save, load string
 	child      string // run this strategy in this process and write its row
 }
 
@@ -117,6 +118,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.json, "json", false, "write JSON rows instead of the table")
 	fs.StringVar(&o.plotN, "plot-n", "", "draw late p99 and CPU against the number of matches to this PNG file")
 	fs.StringVar(&o.plotRes, "plot-res", "", "draw late p99 against CPU over the resolutions to this PNG file")
+	fs.StringVar(&o.save, "save", "", "also write the rows as JSON to this file")
+	fs.StringVar(&o.load, "load", "", "print and plot the rows of a file written by -save or -json instead of running anything")
 	fs.StringVar(&o.child, "child", "", "(internal) run one strategy in this process")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: serverbench [flags]\n\nRuns N matches at a tick rate under each strategy, each in its own process, and reports tick lateness and cost.\n\nflags:")
@@ -218,34 +221,19 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return json.NewEncoder(stdout).Encode(r)
 	}
 
-	self, err := os.Executable()
+	rows, err := collect(o, stderr)
 	if err != nil {
-		return fmt.Errorf("finding this program to run it again: %w", err)
+		return err
 	}
-	var rows []row
-	for range o.runs {
-		for _, n := range o.matches {
-			for _, s := range o.strategies {
-				res := o.resolutions
-				if !usesResolution(s.name) {
-					res = res[:1]
-				}
-				for _, d := range res {
-					co := o.childOptions
-					co.matches, co.resolution = n, d
-					if !o.json {
-						fmt.Fprintf(stderr, "serverbench: %s, %d matches at %d Hz%s\n", s.name, n, o.hz, describe(s.name, co))
-					}
-					r, err := runChild(self, s.name, co, stderr)
-					if err != nil {
-						return err
-					}
-					rows = append(rows, r)
-				}
-			}
+	if o.save != "" {
+		b, err := json.MarshalIndent(rows, "", "  ")
+		if err == nil {
+			err = os.WriteFile(o.save, append(b, '\n'), 0o644)
+		}
+		if err != nil {
+			return fmt.Errorf("-save: %w", err)
 		}
 	}
-	rows = medians(rows)
 	if o.json {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -266,6 +254,50 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// collect runs every strategy the options ask for, each in a process of its own, and returns
+// the medians of its rows; with -load it reads them instead.
+func collect(o options, stderr io.Writer) ([]row, error) {
+	if o.load != "" {
+		b, err := os.ReadFile(o.load)
+		if err != nil {
+			return nil, err
+		}
+		var rows []row
+		if err := json.Unmarshal(b, &rows); err != nil {
+			return nil, fmt.Errorf("-load %s: %w", o.load, err)
+		}
+		return rows, nil
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("finding this program to run it again: %w", err)
+	}
+	var rows []row
+	for range o.runs {
+		for _, n := range o.matches {
+			for _, s := range o.strategies {
+				res := o.resolutions
+				if !usesResolution(s.name) {
+					res = res[:1]
+				}
+				for _, d := range res {
+					co := o.childOptions
+					co.matches, co.resolution = n, d
+					if !o.json {
+						fmt.Fprintf(stderr, "serverbench: %s, %d matches at %d Hz%s\n", s.name, n, o.hz, describe(s.name, co))
+					}
+					r, err := runChild(self, s.name, co, stderr)
+					if err != nil {
+						return nil, err
+					}
+					rows = append(rows, r)
+				}
+			}
+		}
+	}
+	return medians(rows), nil
 }
 
 func describe(name string, co childOptions) string {
@@ -396,6 +428,12 @@ func medians(rows []row) []row {
 }
 
 func printTable(w io.Writer, rows []row, o options) {
+	if o.load != "" && len(rows) > 0 {
+		// The settings of the rows, not of this command line.
+		r := rows[0]
+		o.hz, o.aligned, o.slow, o.runs = r.Hz, r.Aligned, r.Slow, r.Runs
+		o.seconds, o.work = time.Duration(r.Seconds*float64(time.Second)), time.Duration(r.WorkUs*float64(time.Microsecond))
+	}
 	what := "spread over one period"
 	if o.aligned {
 		what = "aligned on one grid"

@@ -64,7 +64,13 @@ func plotByResolution(path string, rows []row) error {
 	var plots []*plot.Plot
 	for _, n := range ns {
 		p := newPlot(fmt.Sprintf("%d matches: late p99 against CPU, over resolutions", n), "CPU (% of one core)", "late p99 (µs)")
+		p.X.Scale, p.X.Tick.Marker = plot.LinearScale{}, plot.DefaultTicks{}
+		p.X.Min = 0
+		p.Legend.Top, p.Legend.Left = true, false
 		for _, name := range strategyOrder(rows) {
+			if name == "loops" {
+				continue // off the scale: see the table
+			}
 			var xys plotter.XYs
 			var labels []string
 			for _, r := range rows {

@@ -7,7 +7,7 @@ import (
 
 // histogramMax is the largest lateness the histogram tells apart; later ticks count in its
 // last bucket (and in the maximum, which is kept exactly).
-const histogramMax = 200 * time.Millisecond
+const histogramMax = 2 * time.Second
 
 // recorder keeps a histogram of the ticks' lateness (when an update began minus when it was
 // due) over the measured window, in 1 µs buckets: every strategy records the same way, at the
