@@ -190,8 +190,10 @@ func (q *matchQueue) pop() *Match {
 }
 
 // runDue runs the due matches of a wake-up, on the waiter's goroutine. Slow matches go to the
-// workers at once. The waiter runs the others itself; if that takes longer than shareAfter,
-// it queues what is left for the workers and goes on taking from the queue with them.
+// workers at once. The waiter runs the others itself; if that takes longer than shareAfter, it
+// queues what is left for the workers and goes on taking from the queue with them. A burst it
+// expects to take more than twice as long (all matches on one grid), it splits at once: the
+// workers take the second half while it runs the first.
 func runDue(c *SharedClock, batch []*waitEntry) {
 	start := c.Now()
 	ran := c.ran[:0]
@@ -199,12 +201,18 @@ func runDue(c *SharedClock, batch []*waitEntry) {
 		clear(ran)
 		c.ran = ran[:0]
 	}()
-	for i, e := range batch {
+	inline := batch
+	if time.Duration(len(batch))*c.perMatch > 2*shareAfter {
+		inline = batch[:len(batch)/2]
+		enqueueAll(batch[len(inline):])
+	}
+	shared := len(inline) < len(batch)
+	for i, e := range inline {
 		m := e.match
-		if i+prefetch < len(batch) {
+		if i+prefetch < len(inline) {
 			// Load a match a few ahead, so that the memory fetches its cache lines while this
 			// one runs: with thousands of matches every one is out of the cache.
-			ahead := batch[i+prefetch].match
+			ahead := inline[i+prefetch].match
 			c.sink += ahead.slowLeft + int(ahead.due) + int(ahead.sched.scale) + int(ahead.sched.ticks) + int(ahead.winEnd)
 		}
 		if m.slowLeft > 0 {
@@ -212,20 +220,35 @@ func runDue(c *SharedClock, batch []*waitEntry) {
 			continue
 		}
 		if i > 0 && c.Now()-start > shareAfter {
-			c.requeue(ran)
-			for _, rest := range batch[i:] {
-				rest.match.pool.enqueue(rest.match, rest.match.slowLeft > 0)
-			}
-			for _, rest := range batch[i:] {
-				rest.match.pool.drain()
-			}
-			return
+			enqueueAll(inline[i:])
+			shared = true
+			break
 		}
 		if m.runPass() {
 			ran = append(ran, m)
 		}
 	}
+	if n := len(ran); n >= 8 {
+		// What a match costs the waiter, to foresee how long the next burst will take.
+		c.perMatch = (3*c.perMatch + (c.Now()-start)/time.Duration(n)) / 4
+	}
 	c.requeue(ran)
+	if shared {
+		var last *Pool
+		for _, e := range batch {
+			if p := e.match.pool; p != last {
+				p.drain()
+				last = p
+			}
+		}
+	}
+}
+
+// enqueueAll queues the matches of due entries for the workers.
+func enqueueAll(due []*waitEntry) {
+	for _, e := range due {
+		e.match.pool.enqueue(e.match, e.match.slowLeft > 0)
+	}
 }
 
 // enqueue queues m for a worker; once the pool is closed, and its workers gone, it runs m on

@@ -61,15 +61,17 @@ type SharedClock struct {
 	// finer than Go's timers.
 	precise func(target time.Duration)
 
-	mu      sync.Mutex
-	queue   deadlineHeap
-	target  time.Duration // what the waiter sleeps for now; never while it runs
-	closed  bool
-	pools   map[*Pool]struct{}
-	batch   []*waitEntry // the entries due at the last wake-up, reused
-	ran     []*Match     // the matches the waiter ran at the last wake-up, reused
-	sink    int          // what the waiter loads ahead (see runDue), kept so that the loads stay
-	entries sync.Pool    // *waitEntry for WaitUntil
+	mu     sync.Mutex
+	queue  deadlineHeap
+	target time.Duration // what the waiter sleeps for now; never while it runs
+	closed bool
+	pools  map[*Pool]struct{}
+	batch  []*waitEntry // the entries due at the last wake-up, reused
+	ran    []*Match     // the matches the waiter ran at the last wake-up, reused
+	sink   int          // what the waiter loads ahead (see runDue), kept so that the loads stay
+	// perMatch is about what running a pool's match costs the waiter (see runDue).
+	perMatch time.Duration
+	entries  sync.Pool // *waitEntry for WaitUntil
 
 	kick    chan struct{} // wakes the waiter from its Go timer: a deadline came before its target
 	done    chan struct{} // closed by Close
@@ -116,9 +118,9 @@ func NewSharedClock(opts *SharedClockOptions) *SharedClock {
 	}
 	c.timer.Stop()
 	c.ticker.Stop()
-	if c.res < timerResolution {
-		c.precise = newSharedSleep(c.Now)
-	}
+	// The precise sleep serves every resolution where there is one: under a millisecond always,
+	// and at coarser ones for a deadline far from the others (see sleep).
+	c.precise = newSharedSleep(c.Now)
 	c.entries.New = func() any {
 		t := time.NewTimer(time.Hour)
 		t.Stop()
@@ -254,7 +256,7 @@ func (c *SharedClock) wait() {
 			continue // time has passed: look again before sleeping
 		}
 		c.mu.Lock()
-		target := c.queue.target(c.res, c.precise != nil)
+		target := c.queue.target(c.res, c.precise != nil && c.res < timerResolution)
 		c.target = target
 		c.mu.Unlock()
 		c.sleep(target)
