@@ -136,7 +136,11 @@ func (p *Pool) NewMatch(ctx context.Context, g Game, cfg Config) (*Match, error)
 	}
 	p.matches[m] = struct{}{}
 	p.mu.Unlock()
+	// A context already done calls Stop at once, on another goroutine, which may finish the
+	// match before AfterFunc returns: stopCtx is set and read under inMu.
+	m.inMu.Lock()
 	m.stopCtx = context.AfterFunc(ctx, m.Stop)
+	m.inMu.Unlock()
 	return m, nil
 }
 
@@ -659,8 +663,11 @@ func (m *Match) fail(err error) bool {
 
 // finish releases what the match holds and tells its waiters it has ended.
 func (m *Match) finish() {
-	if m.stopCtx != nil {
-		m.stopCtx()
+	m.inMu.Lock()
+	stop := m.stopCtx
+	m.inMu.Unlock()
+	if stop != nil {
+		stop()
 	}
 	p := m.pool
 	p.mu.Lock()
