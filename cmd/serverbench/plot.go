@@ -26,6 +26,11 @@ var colours = map[string]color.Color{
 func plotByMatches(path string, rows []row) error {
 	p99 := newPlot("late p99 against the number of matches", "matches", "late p99 (µs)")
 	cpu := newPlot("CPU against the number of matches", "matches", "CPU (% of one core)")
+	for _, p := range []*plot.Plot{p99, cpu} {
+		p.Y.Scale, p.Y.Tick.Marker = plot.LinearScale{}, plot.DefaultTicks{}
+		p.Y.Min = 0
+		p.Legend.Left = true
+	}
 	for _, name := range strategyOrder(rows) {
 		var lat, use plotter.XYs
 		first := -1.0
@@ -65,8 +70,9 @@ func plotByResolution(path string, rows []row) error {
 	for _, n := range ns {
 		p := newPlot(fmt.Sprintf("%d matches: late p99 against CPU, over resolutions", n), "CPU (% of one core)", "late p99 (µs)")
 		p.X.Scale, p.X.Tick.Marker = plot.LinearScale{}, plot.DefaultTicks{}
-		p.X.Min = 0
-		p.Legend.Top, p.Legend.Left = true, false
+		p.Y.Scale, p.Y.Tick.Marker = plot.LinearScale{}, plot.DefaultTicks{}
+		p.X.Min, p.Y.Min = 0, 0
+		p.Legend.Top, p.Legend.Left = false, false
 		for _, name := range strategyOrder(rows) {
 			if name == "loops" {
 				continue // off the scale: see the table
