@@ -5,7 +5,7 @@
 //
 //	go run ./cmd/matchserver -addr 127.0.0.1:7000 -metrics 127.0.0.1:9100 -record /tmp/matches
 //
-// The protocol, a line at a time (try it with nc 127.0.0.1 7000):
+// The protocol, a line at a time:
 //
 //	START [seed]   start a match (an arena the seed decides); the server answers STARTED id hz
 //	INPUT key      steer the match's player: left, right, up or down; applied before the next tick
