@@ -153,12 +153,14 @@ func runProgram(t *testing.T, b block) {
 // unattended lists the commands of the documents that do not run unattended as pasted, and
 // what tests them instead.
 var unattended = map[string]string{
-	"go run ./cmd/bounce":                                         "an interactive terminal game: cmd/bounce/e2e_test.go plays it in tmux",
-	"go run ./cmd/bounce -record bounce.rec":                      "records an interactive session: cmd/bounce/e2e_test.go records one in tmux",
-	"go run ./cmd/bounceweb":                                      "a web server for a browser to play in: cmd/bounceweb/browser_test.go plays it in Chromium",
-	"go run ./cmd/bounceweb -record web.rec":                      "a web server for a browser to play in: cmd/bounceweb/browser_test.go records in Chromium",
-	"bash scripts/test.sh":                                        "runs every test, this one among them",
-	"go test ./...":                                               "runs every test, this one among them",
+	"go run ./cmd/bounce":                    "an interactive terminal game: cmd/bounce/e2e_test.go plays it in tmux",
+	"go run ./cmd/bounce -record bounce.rec": "records an interactive session: cmd/bounce/e2e_test.go records one in tmux",
+	"go run ./cmd/bounceweb":                 "a web server for a browser to play in: cmd/bounceweb/browser_test.go plays it in Chromium",
+	"go run ./cmd/bounceweb -record web.rec": "a web server for a browser to play in: cmd/bounceweb/browser_test.go records in Chromium",
+	"go run ./cmd/matchserver -addr 127.0.0.1:7000 -metrics 127.0.0.1:9100 -record /tmp/matches": "a server that runs until SIGTERM: cmd/matchserver's tests start it, load it with 1,000 clients and stop it",
+	"go run ./cmd/matchserver -replay /tmp/matches/match-1.rec":                                  "replays what a server session recorded: cmd/matchserver's load test replays every recording",
+	"bash scripts/test.sh": "runs every test, this one among them",
+	"go test ./...":        "runs every test, this one among them",
 	"go get github.com/gameloop-go/gameloop@latest":               "adds the module to another module; the whole program in README.md is built against this checkout",
 	"go run ./cmd/colorfade":                                      "an interactive window: cmd/colorfade's tests drive it under Xvfb",
 	"xvfb-run -a go run ./cmd/colorfade":                          "an interactive window: cmd/colorfade's tests drive it under Xvfb",

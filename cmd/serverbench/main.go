@@ -1,0 +1,502 @@
+// Command serverbench measures how a game server's matches keep time: N matches at a tick rate,
+// each waited for a different way, one strategy after another, each in a process of its own
+// (the command runs itself again for each), so that none inherits another's threads or heap:
+//
+//	go run ./cmd/serverbench -matches 1000 -hz 20 -seconds 5
+//
+// The strategies: shared (a Loop per match, all on one gameloop.SharedClock), pool (every
+// match in one gameloop.Pool: no goroutine per match), loops (a Loop per match on its own
+// SystemClock, the default) and ticker (a goroutine and a time.Ticker per match, the usual Go
+// server).
+//
+// Matches start at random over the first tick period (-aligned starts them all at once, on one
+// grid). After a second of warm-up, for -seconds, it measures each tick's lateness (when its
+// update began minus when it was due on its match's grid: p50, p99, max), the ticks begun
+// before they were due (early) and dropped, the CPU the process used (getrusage, user + system,
+// as % of one core), its threads and its peak resident memory. -slow gives one match an update
+// of 30 ms every tick and leaves it out of the lateness: what the others suffer from it.
+//
+// -matches and -resolution take lists; -runs repeats the whole set and reports medians;
+// -json writes JSON rows instead of the table; -plot-n and -plot-res draw p99 and CPU against
+// the number of matches, and p99 against CPU over the resolutions.
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/gameloop-go/gameloop"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			os.Exit(2)
+		}
+		fmt.Fprintln(os.Stderr, "serverbench:", err)
+		os.Exit(1)
+	}
+}
+
+// options are the command's flags, parsed.
+type options struct {
+	matches     []int
+	resolutions []time.Duration
+	childOptions
+	strategies []strategy
+	runs       int
+	json       bool
+	plotN      string
+	plotRes    string
+	save, load string
+	child      string // run this strategy in this process and write its row
+}
+
+// childOptions are what one run of one strategy needs.
+type childOptions struct {
+	matches    int
+	hz         int
+	seconds    time.Duration
+	warmup     time.Duration
+	work       time.Duration
+	aligned    bool
+	slow       bool
+	resolution time.Duration
+}
+
+// row is the result of one run of one strategy (or the medians of several).
+type row struct {
+	Strategy     string  `json:"strategy"`
+	Matches      int     `json:"matches"`
+	Hz           int     `json:"hz"`
+	Aligned      bool    `json:"aligned"`
+	ResolutionUs float64 `json:"resolution_us"`
+	CPUPercent   float64 `json:"cpu_percent"`
+	LateP50us    float64 `json:"late_p50_us"`
+	LateP99us    float64 `json:"late_p99_us"`
+	LateMaxUs    float64 `json:"late_max_us"`
+	Dropped      uint64  `json:"dropped"`
+	Early        uint64  `json:"early"`
+	Threads      int     `json:"threads"`
+	RSSMB        float64 `json:"rss_mb"`
+	// Also: the conditions of the run.
+	Ticks   int     `json:"ticks"`
+	Slow    bool    `json:"slow"`
+	WorkUs  float64 `json:"work_us"`
+	Seconds float64 `json:"seconds"`
+	Load1   float64 `json:"load1"` // the machine's load average when the run began
+	Runs    int     `json:"runs"`
+}
+
+func parseFlags(args []string, stderr io.Writer) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("serverbench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	matches := fs.String("matches", "1000", "numbers of matches, comma-separated")
+	fs.IntVar(&o.hz, "hz", 20, "ticks per second of every match")
+	fs.DurationVar(&o.seconds, "seconds", 5*time.Second, "how long to measure each run, after -warmup (a number is seconds)")
+	fs.DurationVar(&o.warmup, "warmup", time.Second, "how long each run goes before it is measured")
+	fs.DurationVar(&o.work, "work", 0, "CPU work in every update (a spin), such as 20us")
+	fs.BoolVar(&o.aligned, "aligned", false, "start every match at once, on one grid (default: at random over one period)")
+	resolutions := fs.String("resolution", "1ms", "SharedClock resolutions for shared and pool, comma-separated")
+	fs.BoolVar(&o.slow, "slow", false, "give one match a 30ms update every tick, and leave it out of the lateness")
+	names := fs.String("strategies", "shared,pool,loops,ticker", "strategies to run, comma-separated: "+strategyNames())
+	fs.IntVar(&o.runs, "runs", 1, "run everything this many times, interleaved, and report medians")
+	fs.BoolVar(&o.json, "json", false, "write JSON rows instead of the table")
+	fs.StringVar(&o.plotN, "plot-n", "", "draw late p99 and CPU against the number of matches to this PNG file")
+	fs.StringVar(&o.plotRes, "plot-res", "", "draw late p99 against CPU over the resolutions to this PNG file")
+	fs.StringVar(&o.save, "save", "", "also write the rows as JSON to this file")
+	fs.StringVar(&o.load, "load", "", "print and plot the rows of a file written by -save or -json instead of running anything")
+	fs.StringVar(&o.child, "child", "", "(internal) run one strategy in this process")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: serverbench [flags]\n\nRuns N matches at a tick rate under each strategy, each in its own process, and reports tick lateness and cost.\n\nflags:")
+		fs.PrintDefaults()
+	}
+	// -seconds also takes a plain number of seconds.
+	for i, a := range args {
+		if v, ok := strings.CutPrefix(a, "-seconds="); ok {
+			if _, err := strconv.ParseFloat(v, 64); err == nil {
+				args[i] = "-seconds=" + v + "s"
+			}
+		} else if (a == "-seconds" || a == "--seconds") && i+1 < len(args) {
+			if _, err := strconv.ParseFloat(args[i+1], 64); err == nil {
+				args[i+1] += "s"
+			}
+		}
+	}
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	for _, f := range strings.Split(*matches, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 || n > 1_000_000 {
+			return o, fmt.Errorf("-matches: %q is not a number between 1 and 1000000", f)
+		}
+		o.matches = append(o.matches, n)
+	}
+	for _, f := range strings.Split(*resolutions, ",") {
+		d, err := time.ParseDuration(strings.TrimSpace(f))
+		if err != nil || d < 0 {
+			return o, fmt.Errorf("-resolution: %q is not a duration such as 500us", f)
+		}
+		if d == 0 {
+			d = gameloop.DefaultResolution
+		}
+		o.resolutions = append(o.resolutions, d)
+	}
+	switch {
+	case o.hz < 1 || o.hz > 10000:
+		return o, fmt.Errorf("-hz: %d is not between 1 and 10000", o.hz)
+	case o.seconds <= 0 || o.seconds > time.Hour:
+		return o, fmt.Errorf("-seconds: %v is not between 0 and an hour", o.seconds)
+	case o.warmup < 0:
+		return o, fmt.Errorf("-warmup: %v is negative", o.warmup)
+	case o.work < 0:
+		return o, fmt.Errorf("-work: %v is negative", o.work)
+	case o.runs < 1:
+		return o, fmt.Errorf("-runs: %d is less than 1", o.runs)
+	}
+	for _, n := range strings.Split(*names, ",") {
+		s, ok := findStrategy(strings.TrimSpace(n))
+		if !ok {
+			return o, fmt.Errorf("-strategies: unknown strategy %q (known: %s)", n, strategyNames())
+		}
+		o.strategies = append(o.strategies, s)
+	}
+	return o, nil
+}
+
+func findStrategy(name string) (strategy, bool) {
+	for _, s := range strategies() {
+		if s.name == name {
+			return s, true
+		}
+	}
+	return strategy{}, false
+}
+
+func strategyNames() string {
+	var names []string
+	for _, s := range strategies() {
+		names = append(names, s.name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// usesResolution reports whether a strategy waits on a SharedClock.
+func usesResolution(name string) bool { return name == "shared" || name == "pool" }
+
+func run(args []string, stdout, stderr io.Writer) error {
+	o, err := parseFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	if o.child != "" {
+		s, ok := findStrategy(o.child)
+		if !ok {
+			return fmt.Errorf("-child: unknown strategy %q", o.child)
+		}
+		o.matches, o.resolution = o.matches[:1], o.resolutions[0]
+		o.childOptions.matches = o.matches[0]
+		r, err := measure(s, o.childOptions)
+		if err != nil {
+			return fmt.Errorf("%s: %w", s.name, err)
+		}
+		return json.NewEncoder(stdout).Encode(r)
+	}
+
+	rows, err := collect(o, stderr)
+	if err != nil {
+		return err
+	}
+	if o.save != "" {
+		b, err := json.MarshalIndent(rows, "", "  ")
+		if err == nil {
+			err = os.WriteFile(o.save, append(b, '\n'), 0o644)
+		}
+		if err != nil {
+			return fmt.Errorf("-save: %w", err)
+		}
+	}
+	if o.json {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rows); err != nil {
+			return fmt.Errorf("writing JSON: %w", err)
+		}
+	} else {
+		printTable(stdout, rows, o)
+	}
+	if o.plotN != "" {
+		if err := plotByMatches(o.plotN, rows); err != nil {
+			return fmt.Errorf("drawing %s: %w", o.plotN, err)
+		}
+	}
+	if o.plotRes != "" {
+		if err := plotByResolution(o.plotRes, rows); err != nil {
+			return fmt.Errorf("drawing %s: %w", o.plotRes, err)
+		}
+	}
+	return nil
+}
+
+// collect runs every strategy the options ask for, each in a process of its own, and returns
+// the medians of its rows; with -load it reads them instead.
+func collect(o options, stderr io.Writer) ([]row, error) {
+	if o.load != "" {
+		b, err := os.ReadFile(o.load)
+		if err != nil {
+			return nil, err
+		}
+		var rows []row
+		if err := json.Unmarshal(b, &rows); err != nil {
+			return nil, fmt.Errorf("-load %s: %w", o.load, err)
+		}
+		return rows, nil
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("finding this program to run it again: %w", err)
+	}
+	var rows []row
+	for range o.runs {
+		for _, n := range o.matches {
+			for _, s := range o.strategies {
+				res := o.resolutions
+				if !usesResolution(s.name) {
+					res = res[:1]
+				}
+				for _, d := range res {
+					co := o.childOptions
+					co.matches, co.resolution = n, d
+					if !o.json {
+						fmt.Fprintf(stderr, "serverbench: %s, %d matches at %d Hz%s\n", s.name, n, o.hz, describe(s.name, co))
+					}
+					r, err := runChild(self, s.name, co, stderr)
+					if err != nil {
+						return nil, err
+					}
+					rows = append(rows, r)
+				}
+			}
+		}
+	}
+	return medians(rows), nil
+}
+
+func describe(name string, co childOptions) string {
+	var s string
+	if usesResolution(name) {
+		s += fmt.Sprintf(", resolution %v", co.resolution)
+	}
+	if co.aligned {
+		s += ", aligned"
+	}
+	if co.slow {
+		s += ", one slow match"
+	}
+	return s
+}
+
+// runChild runs one strategy in a new process of this program and reads its row.
+func runChild(self, name string, co childOptions, stderr io.Writer) (row, error) {
+	args := []string{"-child", name,
+		"-matches", strconv.Itoa(co.matches), "-hz", strconv.Itoa(co.hz),
+		"-seconds", co.seconds.String(), "-warmup", co.warmup.String(), "-work", co.work.String(),
+		"-resolution", co.resolution.String(),
+		"-aligned=" + strconv.FormatBool(co.aligned), "-slow=" + strconv.FormatBool(co.slow)}
+	var out bytes.Buffer
+	cmd := exec.Command(self, args...)
+	cmd.Stdout, cmd.Stderr = &out, stderr
+	if err := cmd.Run(); err != nil {
+		return row{}, fmt.Errorf("%s with %d matches: %w", name, co.matches, err)
+	}
+	var r row
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		return row{}, fmt.Errorf("%s with %d matches: reading its result %q: %w", name, co.matches, out.String(), err)
+	}
+	return r, nil
+}
+
+// measure runs one strategy in this process.
+func measure(s strategy, o childOptions) (row, error) {
+	skip := -1
+	if o.slow {
+		skip = 0
+	}
+	rec := newRecorder(o.warmup, o.seconds, skip)
+	b := newBench(o, rec)
+	load := loadAverage()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- s.run(ctx, b) }()
+
+	// The window, by the bench's clock; the strategy's goroutines do the work meanwhile.
+	time.Sleep(time.Until(rec.base.Add(rec.from)))
+	cpu0, wall0 := processCPU(), time.Now()
+	time.Sleep(time.Until(rec.base.Add(rec.to)))
+	cpu1, wall := processCPU(), time.Since(wall0)
+	threads, rss := procStatus()
+	// Ticks due just before the end may begin a little after it.
+	time.Sleep(50 * time.Millisecond)
+	cancel()
+	if err := <-done; err != nil {
+		return row{}, err
+	}
+	sum := rec.summarise()
+	r := row{
+		Strategy: s.name, Matches: o.matches, Hz: o.hz, Aligned: o.aligned,
+		CPUPercent: -1,
+		LateP50us:  us(sum.p50), LateP99us: us(sum.p99), LateMaxUs: us(sum.worst),
+		Dropped: sum.dropped, Early: sum.early, Threads: threads, RSSMB: rss,
+		Ticks: int(sum.ticks), Slow: o.slow, WorkUs: us(o.work), Seconds: o.seconds.Seconds(), Load1: load, Runs: 1,
+	}
+	if usesResolution(s.name) {
+		r.ResolutionUs = us(o.resolution)
+	}
+	if cpu0 >= 0 && cpu1 >= 0 {
+		r.CPUPercent = 100 * float64(cpu1-cpu0) / float64(wall)
+	}
+	return r, nil
+}
+
+func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
+
+// medians merges the rows of the same strategy and settings into one of their medians, field
+// by field, keeping the order of first appearance.
+func medians(rows []row) []row {
+	type key struct {
+		strategy string
+		matches  int
+		res      float64
+	}
+	groups := map[key][]row{}
+	var order []key
+	for _, r := range rows {
+		k := key{r.Strategy, r.Matches, r.ResolutionUs}
+		if _, ok := groups[k]; !ok {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], r)
+	}
+	var out []row
+	for _, k := range order {
+		g := groups[k]
+		m := g[0]
+		m.Runs = len(g)
+		f := func(get func(r row) float64) float64 {
+			v := make([]float64, len(g))
+			for i, r := range g {
+				v[i] = get(r)
+			}
+			slices.Sort(v)
+			if n := len(v); n%2 == 0 {
+				return (v[n/2-1] + v[n/2]) / 2
+			}
+			return v[len(v)/2]
+		}
+		m.CPUPercent = f(func(r row) float64 { return r.CPUPercent })
+		m.LateP50us = f(func(r row) float64 { return r.LateP50us })
+		m.LateP99us = f(func(r row) float64 { return r.LateP99us })
+		m.LateMaxUs = f(func(r row) float64 { return r.LateMaxUs })
+		m.Dropped = uint64(f(func(r row) float64 { return float64(r.Dropped) }))
+		m.Early = uint64(f(func(r row) float64 { return float64(r.Early) }))
+		m.Threads = int(f(func(r row) float64 { return float64(r.Threads) }))
+		m.RSSMB = f(func(r row) float64 { return r.RSSMB })
+		m.Ticks = int(f(func(r row) float64 { return float64(r.Ticks) }))
+		m.Load1 = f(func(r row) float64 { return r.Load1 })
+		out = append(out, m)
+	}
+	return out
+}
+
+func printTable(w io.Writer, rows []row, o options) {
+	if o.load != "" && len(rows) > 0 {
+		// The settings of the rows, not of this command line.
+		r := rows[0]
+		o.hz, o.aligned, o.slow, o.runs = r.Hz, r.Aligned, r.Slow, r.Runs
+		o.seconds, o.work = time.Duration(r.Seconds*float64(time.Second)), time.Duration(r.WorkUs*float64(time.Microsecond))
+	}
+	what := "spread over one period"
+	if o.aligned {
+		what = "aligned on one grid"
+	}
+	fmt.Fprintf(w, "tick lateness, %d Hz, starts %s, %v measured after %v, work %v per update, slow match %v, %s/%s, %d CPUs, GOMAXPROCS %d",
+		o.hz, what, o.seconds, o.warmup, o.work, o.slow, runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.GOMAXPROCS(0))
+	if o.runs > 1 {
+		fmt.Fprintf(w, ", medians of %d runs", o.runs)
+	}
+	fmt.Fprint(w, "\n\n")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "strategy\tmatches\tresolution\tCPU %\tp50 µs\tp99 µs\tmax µs\tdropped\tearly\tthreads\tRSS MB\tload\t")
+	for _, r := range rows {
+		res := "-"
+		if r.ResolutionUs > 0 {
+			res = time.Duration(r.ResolutionUs * float64(time.Microsecond)).String()
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%.1f\t%.0f\t%.0f\t%.0f\t%d\t%d\t%d\t%.0f\t%.2f\t\n",
+			r.Strategy, r.Matches, res, r.CPUPercent, r.LateP50us, r.LateP99us, r.LateMaxUs, r.Dropped, r.Early, r.Threads, r.RSSMB, r.Load1)
+	}
+	tw.Flush()
+}
+
+// procStatus returns the process's threads and peak resident memory in MB, from /proc; zeros
+// where there is no /proc.
+func procStatus() (threads int, rssMB float64) {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		f := strings.Fields(v)
+		if len(f) == 0 {
+			continue
+		}
+		n, _ := strconv.Atoi(f[0])
+		switch k {
+		case "Threads":
+			threads = n
+		case "VmHWM":
+			rssMB = float64(n) / 1024
+		}
+	}
+	return threads, rssMB
+}
+
+// loadAverage returns the one-minute load average, or -1.
+func loadAverage() float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return -1
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return -1
+	}
+	v, err := strconv.ParseFloat(f[0], 64)
+	if err != nil {
+		return -1
+	}
+	return v
+}

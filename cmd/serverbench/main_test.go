@@ -1,0 +1,79 @@
+package main
+
+import (
+	"io"
+	"testing"
+	"time"
+)
+
+func TestDueAt(t *testing.T) {
+	for _, tt := range []struct {
+		n    uint64
+		hz   int
+		want time.Duration
+	}{
+		{1, 20, 50 * time.Millisecond},
+		{1, 60, 16666667 * time.Nanosecond}, // rounded up, as the library's grid is
+		{60, 60, time.Second},
+		{61, 60, time.Second + 16666667*time.Nanosecond},
+	} {
+		if got := dueAt(time.Second, tt.n, tt.hz) - time.Second; got != tt.want {
+			t.Errorf("dueAt(tick %d at %d Hz) = %v after the epoch, want %v", tt.n, tt.hz, got, tt.want)
+		}
+	}
+}
+
+func TestRecorder(t *testing.T) {
+	r := newRecorder(0, time.Second, 3)
+	us := time.Microsecond
+	due := r.from + 10*time.Millisecond
+	for i, late := range []time.Duration{10 * us, 20 * us, 30 * us, 40 * us, 5000 * us} {
+		r.tick(i%3, due, due+late)
+	}
+	r.tick(0, due, due-us)                 // early
+	r.tick(3, due, due+time.Hour)          // the skipped match
+	r.tick(1, r.from-us, r.from+time.Hour) // before the window
+	r.tick(1, r.to, r.to+time.Hour)        // after it
+	r.tick(1, due, due+3*histogramMax)     // past the histogram
+	r.tick(2, due, due+fineMax+1500*us)    // a coarse bucket
+	r.drop(2, 4)
+	r.drop(3, 100)
+	s := r.summarise()
+	if s.ticks != 8 || s.early != 1 || s.dropped != 4 || s.worst != 3*histogramMax {
+		t.Errorf("summary %+v: want 8 ticks, 1 early, 4 dropped, worst %v", s, 3*histogramMax)
+	}
+	if s.p50 != 31*us {
+		t.Errorf("p50 = %v, want 31µs (the upper edge of the 30 µs bucket)", s.p50)
+	}
+	if s.p99 != fineMax+2*time.Millisecond {
+		t.Errorf("p99 = %v, want %v (the upper edge of the coarse bucket)", s.p99, fineMax+2*time.Millisecond)
+	}
+}
+
+func TestMedians(t *testing.T) {
+	rows := []row{
+		{Strategy: "pool", Matches: 10, CPUPercent: 3, LateP99us: 100},
+		{Strategy: "ticker", Matches: 10, CPUPercent: 9},
+		{Strategy: "pool", Matches: 10, CPUPercent: 1, LateP99us: 300},
+		{Strategy: "pool", Matches: 10, CPUPercent: 2, LateP99us: 200},
+	}
+	got := medians(rows)
+	if len(got) != 2 || got[0].Strategy != "pool" || got[0].CPUPercent != 2 || got[0].LateP99us != 200 || got[0].Runs != 3 {
+		t.Errorf("medians = %+v", got)
+	}
+}
+
+func TestParseFlags(t *testing.T) {
+	o, err := parseFlags([]string{"-matches", "10,20", "-seconds", "2", "-resolution", "0,200us", "-strategies", "pool,ticker"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(o.matches) != 2 || o.seconds != 2*time.Second || o.resolutions[0] != time.Millisecond || len(o.strategies) != 2 {
+		t.Errorf("parsed %+v", o)
+	}
+	for _, bad := range [][]string{{"-matches", "0"}, {"-strategies", "nope"}, {"-resolution", "fast"}, {"-hz", "0"}, {"extra"}} {
+		if _, err := parseFlags(bad, io.Discard); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}

@@ -1,0 +1,72 @@
+package gameloop_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/gameloop-go/gameloop"
+)
+
+// Many loops share one clock: each match keeps the whole Loop API, and all of them wait
+// through the clock's one waiter.
+func ExampleSharedClock() {
+	clock := gameloop.NewSharedClock(nil) // the default resolution
+	defer clock.Close()
+
+	var wg sync.WaitGroup
+	ticks := make([]uint64, 3)
+	for i := range ticks {
+		loop, err := gameloop.New(gameloop.Config{TickRate: 100, Clock: clock})
+		if err != nil {
+			panic(err)
+		}
+		wg.Go(func() {
+			err := loop.Run(context.Background(), gameloop.GameFunc(func(u *gameloop.Update) error {
+				if u.Tick == 10 {
+					return gameloop.ErrStop // the match is over
+				}
+				return nil
+			}))
+			if err != nil {
+				panic(err)
+			}
+			ticks[i] = loop.Stats().Ticks
+		})
+	}
+	wg.Wait()
+	fmt.Println(ticks)
+	// Output: [10 10 10]
+}
+
+// A pool runs matches without a goroutine each: the clock's waiter runs the updates of the
+// matches that are due, and a few workers take the slow ones.
+func ExamplePool() {
+	clock := gameloop.NewSharedClock(nil)
+	defer clock.Close()
+	pool := gameloop.NewPool(clock, nil)
+	defer pool.Close()
+
+	var matches []*gameloop.Match
+	for range 3 {
+		m, err := pool.NewMatch(context.Background(), gameloop.GameFunc(func(u *gameloop.Update) error {
+			if u.Tick == 10 {
+				return gameloop.ErrStop
+			}
+			return nil
+		}), gameloop.Config{TickRate: 100})
+		if err != nil {
+			panic(err)
+		}
+		m.Start()
+		matches = append(matches, m)
+	}
+	for i, m := range matches {
+		err := m.Wait()
+		fmt.Println("match", i, "ran", m.Stats().Ticks, "ticks, err:", err)
+	}
+	// Output:
+	// match 0 ran 10 ticks, err: <nil>
+	// match 1 ran 10 ticks, err: <nil>
+	// match 2 ran 10 ticks, err: <nil>
+}

@@ -1,0 +1,782 @@
+package gameloop
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// ErrClosed ends the matches of a Pool that is closed, directly or with its SharedClock.
+var ErrClosed = errors.New("gameloop: pool closed")
+
+// DefaultSlowPass is PoolOptions.SlowPass when it is 0.
+const DefaultSlowPass = time.Millisecond
+
+// shareAfter is how long the waiter runs a burst of due matches by itself before it hands the
+// rest to the pool's workers: waking a worker costs tens of µs, more than a few hundred small
+// updates.
+const shareAfter = 200 * time.Microsecond
+
+// prefetch is how many matches ahead of the one it runs the waiter loads.
+const prefetch = 3
+
+// slowHold is how many passes a match stays off the waiter after a slow one.
+const slowHold = 64
+
+// PoolOptions are the settings of a Pool. The zero value is ready to use.
+type PoolOptions struct {
+	// Workers is how many goroutines run matches besides the clock's waiter: they take the
+	// slow matches (see SlowPass) and share bursts of due matches with it. 0 means
+	// GOMAXPROCS-1, and at least 1.
+	Workers int
+
+	// SlowPass is how long a match's pass (its input and updates at one wake-up) may take
+	// before the match is run by a worker rather than by the waiter, so that it cannot make the
+	// other matches late. It stays with the workers until 64 passes in a row are quick again.
+	// 0 means DefaultSlowPass.
+	SlowPass time.Duration
+}
+
+// Pool runs many matches, each a Game at a fixed tick rate, without a goroutine per match: the
+// SharedClock's waiter runs the updates of the matches that are due itself when it wakes, so a
+// burst of due matches costs no goroutine wake-up, and hands the rest to a few workers when a
+// burst is long. A match whose updates are slow is moved to the workers, so that it cannot
+// make the others late.
+//
+// Each match has its own schedule, as a Loop has: a fixed step on an exact grid, catch-up and
+// dropped time, pause, time scale and tick rate, statistics, input marked with the tick it
+// precedes (so that replay records it), and a context that ends it. Matches draw no frames:
+// a pool is for servers. A match's callbacks run on one goroutine at a time, not always the
+// same one.
+type Pool struct {
+	clock    *SharedClock
+	slowPass time.Duration
+
+	mu      sync.Mutex
+	work    sync.Cond  // signalled when a queue gains a match, or the pool closes
+	fastq   matchQueue // due matches the waiter shares with the workers
+	slowq   matchQueue // due matches only the workers run
+	matches map[*Match]struct{}
+	closed  bool
+	workers sync.WaitGroup
+}
+
+// NewPool returns a pool of matches on clock, and starts its workers. A nil opts means the
+// defaults. Close it, or the clock, to end its matches and stop its workers.
+func NewPool(clock *SharedClock, opts *PoolOptions) *Pool {
+	var o PoolOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.Workers <= 0 {
+		o.Workers = max(runtime.GOMAXPROCS(0)-1, 1)
+	}
+	if o.SlowPass <= 0 {
+		o.SlowPass = DefaultSlowPass
+	}
+	p := &Pool{clock: clock, slowPass: o.SlowPass, matches: map[*Match]struct{}{}}
+	p.work.L = &p.mu
+	clock.mu.Lock()
+	if clock.closed {
+		p.closed = true
+	} else {
+		clock.pools[p] = struct{}{}
+	}
+	clock.mu.Unlock()
+	if !p.closed {
+		p.workers.Add(o.Workers)
+		for range o.Workers {
+			go p.worker()
+		}
+	}
+	return p
+}
+
+// Clock returns the pool's clock.
+func (p *Pool) Clock() *SharedClock { return p.clock }
+
+// Len returns the number of matches in the pool that have not ended.
+func (p *Pool) Len() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.matches)
+}
+
+// NewMatch returns a match of g, not yet started: call Start or StartAt. cfg's TickRate,
+// MaxTicksPerFrame (the most updates in one pass; the rest are dropped), MaxFrameTime and
+// TimeScale are used as a Loop uses them; the other fields are not. The match ends when ctx is
+// done, when g's Update returns ErrStop (Err is then nil) or an error, or when Stop is called.
+// g may implement InputHandler, for the input given to Push.
+func (p *Pool) NewMatch(ctx context.Context, g Game, cfg Config) (*Match, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	m := &Match{
+		pool:   p,
+		game:   g,
+		update: g.Update,
+		sched:  *newSchedule(cfg),
+		ctx:    ctx,
+		done:   make(chan struct{}),
+		ctl:    control{scale: cfg.TimeScale, tickRate: cfg.TickRate},
+	}
+	if in, ok := g.(InputHandler); ok {
+		m.input = in.Input
+	}
+	m.entry = waitEntry{match: m}
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil, ErrClosed
+	}
+	p.matches[m] = struct{}{}
+	p.mu.Unlock()
+	// A context already done calls Stop at once, on another goroutine, which may finish the
+	// match before AfterFunc returns: stopCtx is set and read under inMu.
+	m.inMu.Lock()
+	m.stopCtx = context.AfterFunc(ctx, m.Stop)
+	m.inMu.Unlock()
+	return m, nil
+}
+
+// worker runs the matches of the queues, slow ones first, until the pool closes.
+func (p *Pool) worker() {
+	defer p.workers.Done()
+	for {
+		p.mu.Lock()
+		for p.slowq.empty() && p.fastq.empty() && !p.closed {
+			p.work.Wait()
+		}
+		m := p.popLocked(true)
+		p.mu.Unlock()
+		if m == nil {
+			return // closed, and nothing left to run
+		}
+		m.run()
+	}
+}
+
+// popLocked takes a match from the queues: a slow one first if slow is set, else only a quick
+// one. It returns nil if there is none.
+func (p *Pool) popLocked(slow bool) *Match {
+	if slow && !p.slowq.empty() {
+		return p.slowq.pop()
+	}
+	return p.fastq.pop()
+}
+
+// matchQueue is a FIFO of matches that keeps its array, so that queueing allocates nothing in
+// steady state.
+type matchQueue struct {
+	items []*Match
+	head  int
+}
+
+func (q *matchQueue) empty() bool { return q.head == len(q.items) }
+
+func (q *matchQueue) push(m *Match) { q.items = append(q.items, m) }
+
+func (q *matchQueue) pop() *Match {
+	if q.empty() {
+		return nil
+	}
+	m := q.items[q.head]
+	q.items[q.head] = nil
+	if q.head++; q.empty() {
+		q.items, q.head = q.items[:0], 0
+	}
+	return m
+}
+
+// runDue runs the due matches of a wake-up, on the waiter's goroutine. Slow matches go to the
+// workers at once. The waiter runs the others itself; if that takes longer than shareAfter, it
+// queues what is left for the workers and goes on taking from the queue with them. A burst it
+// expects to take more than twice as long (all matches on one grid), it splits at once: the
+// workers take the second half while it runs the first.
+func runDue(c *SharedClock, batch []*waitEntry) {
+	start := c.Now()
+	ran := c.ran[:0]
+	defer func() {
+		clear(ran)
+		c.ran = ran[:0]
+	}()
+	inline := batch
+	if time.Duration(len(batch))*c.perMatch > 2*shareAfter {
+		inline = batch[:len(batch)/2]
+		enqueueAll(batch[len(inline):])
+	}
+	shared := len(inline) < len(batch)
+	for i, e := range inline {
+		m := e.match
+		if i+prefetch < len(inline) {
+			// Load a match a few ahead, so that the memory fetches its cache lines while this
+			// one runs: with thousands of matches every one is out of the cache.
+			ahead := inline[i+prefetch].match
+			c.sink += ahead.slowLeft + int(ahead.due) + int(ahead.sched.scale.mant) + int(ahead.sched.ticks) + int(ahead.winEnd)
+		}
+		if m.slowLeft > 0 {
+			m.pool.enqueue(m, true)
+			continue
+		}
+		if i > 0 && c.Now()-start > shareAfter {
+			enqueueAll(inline[i:])
+			shared = true
+			break
+		}
+		if m.runPass() {
+			ran = append(ran, m)
+		}
+	}
+	if n := len(ran); n >= 8 {
+		// What a match costs the waiter, to foresee how long the next burst will take.
+		c.perMatch = (3*c.perMatch + (c.Now()-start)/time.Duration(n)) / 4
+	}
+	c.requeue(ran)
+	if shared {
+		var last *Pool
+		for _, e := range batch {
+			if p := e.match.pool; p != last {
+				p.drain()
+				last = p
+			}
+		}
+	}
+}
+
+// enqueueAll queues the matches of due entries for the workers.
+func enqueueAll(due []*waitEntry) {
+	for _, e := range due {
+		e.match.pool.enqueue(e.match, e.match.slowLeft > 0)
+	}
+}
+
+// enqueue queues m for a worker; once the pool is closed, and its workers gone, it runs m on
+// the calling goroutine instead (which ends it).
+func (p *Pool) enqueue(m *Match, slow bool) {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		m.run()
+		return
+	}
+	if slow {
+		p.slowq.push(m)
+	} else {
+		p.fastq.push(m)
+	}
+	p.mu.Unlock()
+	p.work.Signal()
+}
+
+// drain runs quick matches from the queue on the calling goroutine until it is empty.
+func (p *Pool) drain() {
+	for {
+		p.mu.Lock()
+		m := p.popLocked(false)
+		p.mu.Unlock()
+		if m == nil {
+			return
+		}
+		m.run()
+	}
+}
+
+// Close ends every match of the pool (their Err is ErrClosed) and stops its workers. It
+// returns once they have. Closing twice does nothing.
+func (p *Pool) Close() error {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		p.workers.Wait()
+		return nil
+	}
+	p.closed = true
+	matches := make([]*Match, 0, len(p.matches))
+	for m := range p.matches {
+		matches = append(matches, m)
+	}
+	p.mu.Unlock()
+	p.work.Broadcast()
+	for _, m := range matches {
+		m.end(ErrClosed)
+	}
+	p.workers.Wait()
+	for _, m := range matches {
+		<-m.done
+	}
+	c := p.clock
+	c.mu.Lock()
+	delete(c.pools, p)
+	c.mu.Unlock()
+	return nil
+}
+
+// Match is one match of a Pool: a Game run at a fixed tick rate. Its control methods (Pause,
+// Resume, SetTimeScale, SetTickRate, Push, Stop) and Stats are safe to call from any goroutine.
+type Match struct {
+	// The fields a pass touches come first, so that they share as few cache lines as they
+	// can: with thousands of matches, each pass begins with its match out of the cache.
+
+	// The heap entry and the state, guarded by the clock's mu.
+	entry  waitEntry
+	state  matchState
+	kicked bool // a control change came while the match ran: run it again at once
+
+	stopping   atomic.Bool
+	ctlPending atomic.Bool
+	hasInput   atomic.Bool
+
+	// Owned by whoever runs the match (one goroutine at a time, handed over through the
+	// clock's mu and the pool's queues).
+	slowLeft int           // passes left to run on the workers
+	next     time.Duration // when the match is next due, after a pass
+	winEnd   time.Duration // when the window TPS is measured over ends
+	ticks    atomic.Uint64 // ticks run, for Stats
+	lastPass atomic.Int64  // the time of the last pass, for Stats
+	pool     *Pool
+	update   func(*Update) error
+	due      time.Duration
+	ev       Update
+	sched    Schedule
+	input    func(*Input) error
+	evInput  Input
+	inputs   []Input // the input being delivered
+
+	game Game
+	ctx  context.Context
+	// stopCtx undoes the context.AfterFunc that ends the match with its context.
+	stopCtx func() bool
+
+	inMu    sync.Mutex
+	pending []Input // input pushed since the last pass
+
+	endErr error // why Stop or Close ended the match, under inMu
+	done   chan struct{}
+	err    error
+
+	ctlMu sync.Mutex
+	ctl   control
+
+	// Statistics, under statsMu, changed when something rare happens: a drop, the end of a
+	// rate window.
+	statsMu                 sync.Mutex
+	statsStarted, anyDrop   bool
+	statsStart, lastDrop    time.Duration
+	droppedTime             time.Duration
+	droppedTicks, winTicks0 uint64
+	winStart                time.Duration
+	tps                     float64
+}
+
+type matchState uint8
+
+const (
+	matchNew matchState = iota // not started
+	// matchWaiting: in the clock's heap, or taken out of it by the waiter, and queued or running
+	// (the waiter does not touch a match before it runs it: see deadlineHeap).
+	matchWaiting
+	matchParked  // nothing due (paused, time scale 0): waits for a control change
+	matchRunning // being ended by kick
+	matchEnded
+)
+
+// Start starts the match now: its first tick is due one step later. Starting a match twice
+// does nothing.
+func (m *Match) Start() { m.StartAt(m.pool.clock.Now()) }
+
+// StartAt starts the match at time at of the pool's clock: its tick grid begins at at, so its
+// first tick is due one step later (ticks already due when at has passed run at once, as
+// catch-up). A server uses it to spread the matches it starts together over a tick, or to put
+// them all on one grid. Starting a match twice does nothing.
+func (m *Match) StartAt(at time.Duration) {
+	c := m.pool.clock
+	c.mu.Lock()
+	if m.state != matchNew {
+		c.mu.Unlock()
+		return
+	}
+	m.entry.deadline = at
+	if c.closed {
+		m.state = matchEnded
+		c.mu.Unlock()
+		m.err = ErrClosed
+		m.finish()
+		return
+	}
+	m.sched.start(at)
+	m.state = matchWaiting
+	c.queue.push(&m.entry)
+	earlier := at < c.target
+	c.mu.Unlock()
+	if earlier {
+		c.wakeWaiter()
+	}
+}
+
+// Due returns the time on the pool's clock at which the update being run was due. Call it from
+// the match's Update: it tells how late the update began (Clock().Now() - Due()).
+func (m *Match) Due() time.Duration { return m.due }
+
+// Done returns a channel that is closed when the match has ended.
+func (m *Match) Done() <-chan struct{} { return m.done }
+
+// Err returns why the match ended, once Done is closed: nil if its Update returned ErrStop,
+// the context's error if it was cancelled, ErrStopped after Stop, ErrClosed if the pool
+// closed, or the game's error (wrapped with the tick; a panic is a *PanicError).
+func (m *Match) Err() error {
+	select {
+	case <-m.done:
+		return m.err
+	default:
+		return nil
+	}
+}
+
+// Wait blocks until the match has ended and returns Err.
+func (m *Match) Wait() error {
+	<-m.done
+	return m.err
+}
+
+// ErrStopped is the Err of a match ended by Stop.
+var ErrStopped = errors.New("gameloop: match stopped")
+
+// Stop ends the match before its next update; it does not wait for it (see Wait).
+func (m *Match) Stop() { m.end(ErrStopped) }
+
+// end asks the match to end with err, unless it is ending already, and runs it so that it does.
+func (m *Match) end(err error) {
+	m.inMu.Lock()
+	if m.endErr == nil {
+		m.endErr = err
+	}
+	m.inMu.Unlock()
+	m.stopping.Store(true)
+	m.kick()
+}
+
+// Push queues input for the match: it is delivered to the game's Input before the next tick,
+// with Input.Tick set to that tick.
+func (m *Match) Push(in ...Input) {
+	m.inMu.Lock()
+	m.pending = append(m.pending, in...)
+	m.hasInput.Store(true)
+	m.inMu.Unlock()
+}
+
+// kick makes the match run a pass at once: after a control change, or to end it.
+func (m *Match) kick() {
+	c := m.pool.clock
+	c.mu.Lock()
+	switch m.state {
+	case matchWaiting:
+		if !c.queue.remove(&m.entry) {
+			// Taken out by the waiter: it runs now, or is about to.
+			m.kicked = true
+			c.mu.Unlock()
+			return
+		}
+	case matchParked:
+	case matchNew:
+		if !m.stopping.Load() {
+			c.mu.Unlock() // a control change before the start: the first pass applies it
+			return
+		}
+		m.state = matchEnded
+		c.mu.Unlock()
+		m.err = m.endReason()
+		m.finish()
+		return
+	default: // ended
+		c.mu.Unlock()
+		return
+	}
+	if c.closed {
+		m.state = matchRunning
+		c.mu.Unlock()
+		m.run() // ends it: it is stopping, or its reschedule finds the clock closed
+		return
+	}
+	m.entry.deadline = 0
+	m.state = matchWaiting
+	c.queue.push(&m.entry)
+	c.mu.Unlock()
+	c.wakeWaiter()
+}
+
+// run runs one pass of the match, then puts it back in the heap, or ends it.
+func (m *Match) run() {
+	if !m.runPass() {
+		return
+	}
+	c := m.pool.clock
+	c.mu.Lock()
+	earlier, closed := m.requeueLocked()
+	c.mu.Unlock()
+	if closed {
+		m.finish()
+	}
+	if earlier {
+		c.wakeWaiter()
+	}
+}
+
+// runPass runs one pass of the match and notes when it is next due; it reports false if the
+// match ended.
+func (m *Match) runPass() bool {
+	c := m.pool.clock
+	start := c.Now()
+	next, ended := m.pass(start)
+	if ended {
+		c.mu.Lock()
+		m.state = matchEnded
+		c.mu.Unlock()
+		m.finish()
+		return false
+	}
+	if c.Now()-start > m.pool.slowPass {
+		m.slowLeft = slowHold
+	} else if m.slowLeft > 0 {
+		m.slowLeft--
+	}
+	m.next = next
+	return true
+}
+
+// requeueLocked puts the match back in the clock's heap after a pass, with the clock's mu held.
+// It reports whether its deadline comes before what the waiter sleeps for, and whether the
+// clock has closed, in which case the match has ended and the caller must finish it.
+func (m *Match) requeueLocked() (earlier, closed bool) {
+	c := m.pool.clock
+	if c.closed {
+		m.state = matchEnded
+		m.err = ErrClosed
+		return false, true
+	}
+	next := m.next
+	if m.kicked {
+		m.kicked, next = false, 0
+	}
+	if next == never {
+		m.state = matchParked
+		return false, false
+	}
+	m.entry.deadline = next
+	m.state = matchWaiting
+	c.queue.push(&m.entry)
+	return next < c.target, false
+}
+
+// requeue puts back in the heap the matches the waiter ran, under one lock.
+func (c *SharedClock) requeue(ran []*Match) {
+	if len(ran) == 0 {
+		return
+	}
+	var ended []*Match
+	c.mu.Lock()
+	for _, m := range ran {
+		if _, closed := m.requeueLocked(); closed {
+			ended = append(ended, m)
+		}
+	}
+	c.mu.Unlock()
+	for _, m := range ended {
+		m.finish()
+	}
+}
+
+// pass delivers the input pushed since the last pass and runs the ticks owed at now. It returns
+// when the next tick is due (never while paused), or ended.
+func (m *Match) pass(now time.Duration) (next time.Duration, ended bool) {
+	if m.stopping.Load() {
+		m.err = m.endReason()
+		return 0, true
+	}
+	if m.ctlPending.Load() {
+		m.applyControl(now)
+	}
+	if m.hasInput.Load() {
+		m.inMu.Lock()
+		m.inputs, m.pending = m.pending, m.inputs[:0]
+		m.hasInput.Store(false)
+		m.inMu.Unlock()
+	}
+
+	st := m.sched.Advance(now)
+	if st.DroppedTicks > 0 {
+		m.drop(st.DroppedTicks, st.DroppedTime, now)
+	}
+	m.lastPass.Store(int64(now))
+	if now >= m.winEnd {
+		m.closeWindow(now)
+	}
+	for i := range m.inputs {
+		m.evInput = m.inputs[i]
+		m.evInput.Tick = m.sched.Ticks() + 1
+		m.due = 0
+		if m.input != nil {
+			if err := call(m.input, &m.evInput, "Input before tick", m.evInput.Tick); err != nil {
+				return 0, m.fail(err)
+			}
+		}
+	}
+	clear(m.inputs)
+	m.inputs = m.inputs[:0]
+	for {
+		// Cancellation is honoured between updates, as in Loop: with permissive catch-up
+		// settings one pass can owe many.
+		if err := m.ctx.Err(); err != nil {
+			return 0, m.fail(err)
+		}
+		tick, ok := m.sched.Next()
+		if !ok {
+			break
+		}
+		m.due = m.sched.realDueLast()
+		m.ev = Update{Tick: tick, DT: m.sched.Step(), Seconds: m.sched.StepSeconds()}
+		m.ticks.Add(1)
+		if err := call(m.update, &m.ev, "Update at tick", tick); err != nil {
+			return 0, m.fail(err)
+		}
+	}
+	return m.sched.NextTickAt(), false
+}
+
+// endReason returns why Stop, the context or Close ended the match.
+func (m *Match) endReason() error {
+	m.inMu.Lock()
+	err := m.endErr
+	m.inMu.Unlock()
+	if errors.Is(err, ErrStopped) && m.ctx.Err() != nil {
+		return m.ctx.Err()
+	}
+	return err
+}
+
+// fail records why the game ended the match; a returned ErrStop (which call reports as
+// errStopped) is a normal end, and a panic, whatever its value, is not.
+func (m *Match) fail(err error) bool {
+	if err != errStopped {
+		m.err = err
+	}
+	return true
+}
+
+// finish releases what the match holds and tells its waiters it has ended.
+func (m *Match) finish() {
+	m.inMu.Lock()
+	stop := m.stopCtx
+	m.inMu.Unlock()
+	if stop != nil {
+		stop()
+	}
+	p := m.pool
+	p.mu.Lock()
+	delete(p.matches, m)
+	p.mu.Unlock()
+	close(m.done)
+}
+
+// closeWindow measures TPS over the window that ends at now, and starts the next.
+func (m *Match) closeWindow(now time.Duration) {
+	ticks := m.ticks.Load()
+	m.statsMu.Lock()
+	if !m.statsStarted {
+		m.statsStarted, m.statsStart = true, now
+	} else if d := now - m.winStart; d > 0 {
+		m.tps = float64(ticks-m.winTicks0) * float64(time.Second) / float64(d)
+	}
+	m.winStart, m.winTicks0 = now, ticks
+	m.statsMu.Unlock()
+	m.winEnd = now + rateWindow
+}
+
+// drop records ticks dropped at now.
+func (m *Match) drop(ticks uint64, gameTime, now time.Duration) {
+	m.statsMu.Lock()
+	m.droppedTicks += ticks
+	m.droppedTime = addSat(m.droppedTime, gameTime)
+	m.lastDrop, m.anyDrop = now, true
+	m.statsMu.Unlock()
+}
+
+// realDueLast returns the real time at which the last tick taken was due.
+func (s *Schedule) realDueLast() time.Duration {
+	return addSat(s.realBase, s.scale.unscale(s.dueLast-s.gameBase))
+}
+
+func (m *Match) applyControl(now time.Duration) {
+	m.ctlMu.Lock()
+	c := m.ctl
+	m.ctlPending.Store(false)
+	m.ctlMu.Unlock()
+	if c.paused != m.sched.Paused() {
+		if c.paused {
+			m.sched.Pause(now)
+		} else {
+			m.sched.Resume(now)
+		}
+	}
+	if c.scale != m.sched.TimeScale() {
+		_ = m.sched.SetTimeScale(now, c.scale) // validated by SetTimeScale
+	}
+	if c.tickRate != m.sched.TickRate() {
+		_ = m.sched.SetTickRate(c.tickRate) // validated by SetTickRate
+	}
+}
+
+func (m *Match) request(change func(*control)) {
+	m.ctlMu.Lock()
+	change(&m.ctl)
+	m.ctlPending.Store(true)
+	m.ctlMu.Unlock()
+	m.kick()
+}
+
+// Pause stops the match's game time: no updates run until Resume.
+func (m *Match) Pause() { m.request(func(c *control) { c.paused = true }) }
+
+// Resume lets the match's game time run again from where it was paused.
+func (m *Match) Resume() { m.request(func(c *control) { c.paused = false }) }
+
+// SetTimeScale makes the match's game time run at scale times real time; 0 stops it. A
+// negative, NaN or infinite scale is an error.
+func (m *Match) SetTimeScale(scale float64) error {
+	if err := checkScale("TimeScale", scale); err != nil {
+		return err
+	}
+	m.request(func(c *control) { c.scale = scale })
+	return nil
+}
+
+// SetTickRate changes the match's updates per second; none is lost or repeated.
+func (m *Match) SetTickRate(rate int) error {
+	if rate <= 0 || rate > MaxRate {
+		return &ConfigError{"TickRate", rate, fmt.Sprintf("must be between 1 and %d", MaxRate)}
+	}
+	m.request(func(c *control) { c.tickRate = rate })
+	return nil
+}
+
+// Stats returns what the match has done so far: its ticks, drops, TPS and settings. Matches
+// draw no frames: the frame fields are 0.
+func (m *Match) Stats() Stats {
+	st := Stats{Ticks: m.ticks.Load()}
+	m.statsMu.Lock()
+	st.DroppedTicks, st.DroppedTime = m.droppedTicks, m.droppedTime
+	st.RunningSlowly = m.anyDrop && time.Duration(m.lastPass.Load())-m.lastDrop < rateWindow
+	st.TPS = m.tps
+	if m.statsStarted {
+		st.RealTime = time.Duration(m.lastPass.Load()) - m.statsStart
+	}
+	m.statsMu.Unlock()
+	m.ctlMu.Lock()
+	st.Paused, st.TimeScale, st.TickRate = m.ctl.paused, m.ctl.scale, m.ctl.tickRate
+	m.ctlMu.Unlock()
+	return st
+}

@@ -1,0 +1,293 @@
+package gameloop
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+)
+
+// recGame records what a match delivers to it.
+type recGame struct {
+	mu     sync.Mutex
+	events []string
+	stopAt uint64
+	failAt uint64
+	panic  bool
+	value  any // what to panic with, if not "boom"
+}
+
+func (g *recGame) Input(in *Input) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.events = append(g.events, fmt.Sprintf("input %v before %d", in.Kind, in.Tick))
+	return nil
+}
+
+func (g *recGame) Update(u *Update) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.events = append(g.events, fmt.Sprintf("tick %d", u.Tick))
+	switch {
+	case u.Tick == g.stopAt:
+		return ErrStop
+	case u.Tick == g.failAt && g.panic && g.value != nil:
+		panic(g.value)
+	case u.Tick == g.failAt && g.panic:
+		panic("boom")
+	case u.Tick == g.failAt:
+		return errors.New("boom")
+	}
+	return nil
+}
+
+func (g *recGame) take() []string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	ev := g.events
+	g.events = nil
+	return ev
+}
+
+// newTestMatch returns a match that is not started, for driving its passes by hand with made-up
+// times: the pure part of a pool, given now.
+func newTestMatch(t *testing.T, g Game, cfg Config) *Match {
+	t.Helper()
+	c := NewSharedClock(nil)
+	p := NewPool(c, &PoolOptions{Workers: 1})
+	t.Cleanup(func() { c.Close() })
+	m, err := p.NewMatch(context.Background(), g, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.sched.start(0)
+	return m
+}
+
+// TestMatchPass drives a match's passes with made-up times: ticks on the exact grid, input
+// marked with the tick it precedes, catch-up and drops, pause and time scale.
+func TestMatchPass(t *testing.T) {
+	ms := time.Millisecond
+	g := &recGame{}
+	m := newTestMatch(t, g, Config{TickRate: 100, MaxTicksPerFrame: 3})
+	step := func(now time.Duration, wantNext time.Duration, want ...string) {
+		t.Helper()
+		next, ended := m.pass(now)
+		if ended {
+			t.Fatalf("pass(%v) ended the match: %v", now, m.err)
+		}
+		if next != wantNext {
+			t.Errorf("pass(%v): next due at %v, want %v", now, next, wantNext)
+		}
+		if got := g.take(); !slices.Equal(got, want) {
+			t.Errorf("pass(%v) delivered %q, want %q", now, got, want)
+		}
+	}
+	step(5*ms, 10*ms)
+	step(10*ms, 20*ms, "tick 1")
+	if m.Due() != 10*ms {
+		t.Errorf("Due = %v after tick 1, want 10ms", m.Due())
+	}
+	m.Push(Input{Kind: KeyPress, Key: KeySpace}, Input{Kind: KeyRelease, Key: KeySpace})
+	step(25*ms, 30*ms, "input KeyPress before 2", "input KeyRelease before 2", "tick 2")
+	// 5 ticks owed, 3 run, 2 dropped; the grid keeps its phase.
+	step(72*ms, 80*ms, "tick 3", "tick 4", "tick 5")
+	if st := m.Stats(); st.Ticks != 5 || st.DroppedTicks != 2 || st.DroppedTime != 20*ms {
+		t.Errorf("Stats: %d ticks, %d dropped (%v), want 5, 2 (20ms)", st.Ticks, st.DroppedTicks, st.DroppedTime)
+	}
+	// Paused at 85 ms: tick 6, due at 80 ms, was owed and runs; no other comes due.
+	m.Pause()
+	step(85*ms, never, "tick 6")
+	step(200*ms, never)
+	m.Resume()
+	if err := m.SetTimeScale(0.5); err != nil {
+		t.Fatal(err)
+	}
+	// Resumed at 210 ms, 5 ms of game time before tick 7: at half speed, 10 ms of real time.
+	step(210*ms, 220*ms)
+	step(226*ms, 240*ms, "tick 7")
+	if err := m.SetTimeScale(-1); err == nil {
+		t.Error("SetTimeScale(-1) did not fail")
+	}
+	if err := m.SetTickRate(0); err == nil {
+		t.Error("SetTickRate(0) did not fail")
+	}
+}
+
+// TestMatchPassEnds: an update's ErrStop ends the match normally, an error or a panic ends it
+// with the error, wrapped with the tick.
+func TestMatchPassEnds(t *testing.T) {
+	tests := []struct {
+		name  string
+		game  *recGame
+		check func(error) bool
+	}{
+		{"ErrStop", &recGame{stopAt: 2}, func(err error) bool { return err == nil }},
+		{"error", &recGame{failAt: 2}, func(err error) bool { return err != nil && err.Error() == "gameloop: Update at tick 2: boom" }},
+		{"panic", &recGame{failAt: 2, panic: true}, func(err error) bool {
+			var pe *PanicError
+			return errors.As(err, &pe) && pe.Where == "Update at tick 2"
+		}},
+		{"panic with ErrStop is a panic", &recGame{failAt: 2, panic: true, value: ErrStop}, func(err error) bool {
+			var pe *PanicError
+			return errors.As(err, &pe) && pe.Where == "Update at tick 2"
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := newTestMatch(t, tt.game, Config{TickRate: 10})
+			if _, ended := m.pass(100 * time.Millisecond); ended {
+				t.Fatal("ended at tick 1")
+			}
+			if _, ended := m.pass(200 * time.Millisecond); !ended {
+				t.Fatal("did not end at tick 2")
+			}
+			if !tt.check(m.err) {
+				t.Errorf("err = %v", m.err)
+			}
+		})
+	}
+}
+
+// Cancelling a match's context ends its pass between updates, however many are owed.
+func TestMatchPassCancelledBetweenUpdates(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var last uint64
+	g := GameFunc(func(u *Update) error {
+		last = u.Tick
+		if u.Tick == 10 {
+			cancel()
+		}
+		return nil
+	})
+	c := NewSharedClock(nil)
+	defer c.Close()
+	m, err := NewPool(c, &PoolOptions{Workers: 1}).NewMatch(ctx, g, Config{TickRate: 1000, MaxTicksPerFrame: math.MaxInt32, MaxFrameTime: math.MaxInt64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.sched.start(0)
+	if _, ended := m.pass(time.Hour); !ended || !errors.Is(m.err, context.Canceled) || last != 10 {
+		t.Errorf("pass owing 3.6 million ticks, cancelled at tick 10: ended %v, err %v, last tick %d", ended, m.err, last)
+	}
+}
+
+// TestPool runs matches on a pool: they tick, take input, pause, and end by ErrStop, by their
+// context, by Stop and by Close, each with its own Err, leaving no goroutine behind.
+func TestPool(t *testing.T) {
+	before := runtime.NumGoroutine()
+	c := NewSharedClock(&SharedClockOptions{Resolution: 200 * time.Microsecond})
+	p := NewPool(c, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+
+	newMatch := func(g Game, ctx context.Context) *Match {
+		t.Helper()
+		m, err := p.NewMatch(ctx, g, Config{TickRate: 500})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	stopping := newMatch(&recGame{stopAt: 10}, ctx)
+	cctx, ccancel := context.WithCancel(ctx)
+	cancelled := newMatch(&recGame{}, cctx)
+	stopped := newMatch(&recGame{}, ctx)
+	inputs := &recGame{}
+	withInput := newMatch(inputs, ctx)
+	paused := newMatch(&recGame{}, ctx)
+	closed := newMatch(&recGame{}, ctx)
+	neverStarted := newMatch(&recGame{}, ctx)
+	paused.Pause()
+	for _, m := range []*Match{stopping, cancelled, stopped, withInput, paused, closed} {
+		m.Start()
+	}
+	if err := stopping.Wait(); err != nil {
+		t.Errorf("a match that returned ErrStop: Err = %v", err)
+	}
+	ccancel()
+	if err := cancelled.Wait(); !errors.Is(err, context.Canceled) {
+		t.Errorf("a cancelled match: Err = %v", err)
+	}
+	stopped.Stop()
+	if err := stopped.Wait(); !errors.Is(err, ErrStopped) {
+		t.Errorf("a stopped match: Err = %v", err)
+	}
+	withInput.Push(Input{Kind: Char, Rune: 'x'})
+	for !slices.ContainsFunc(inputs.take(), func(s string) bool { return s[:5] == "input" }) {
+		time.Sleep(time.Millisecond)
+	}
+	if st := paused.Stats(); st.Ticks != 0 || !st.Paused {
+		t.Errorf("a paused match: %d ticks, paused %v", st.Ticks, st.Paused)
+	}
+	paused.Resume()
+	for paused.Stats().Ticks < 3 {
+		time.Sleep(time.Millisecond)
+	}
+	if n := p.Len(); n != 4 {
+		t.Errorf("Len = %d, want 4", n)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []*Match{closed, paused, withInput, neverStarted} {
+		if err := m.Wait(); !errors.Is(err, ErrClosed) {
+			t.Errorf("a match of a closed pool: Err = %v", err)
+		}
+	}
+	if _, err := p.NewMatch(ctx, &recGame{}, Config{}); !errors.Is(err, ErrClosed) {
+		t.Errorf("NewMatch on a closed pool: %v", err)
+	}
+	c.Close()
+	waitGoroutines(t, before)
+}
+
+// TestPoolSlowMatch: a match whose passes are slow is moved off the waiter, and back once it is
+// quick again.
+func TestPoolSlowMatch(t *testing.T) {
+	slow := true
+	g := GameFunc(func(*Update) error {
+		if slow {
+			time.Sleep(3 * time.Millisecond)
+		}
+		return nil
+	})
+	m := newTestMatch(t, g, Config{TickRate: 1000})
+	time.Sleep(2 * time.Millisecond) // ticks are owed
+	if !m.runPass() || m.slowLeft != slowHold {
+		t.Fatalf("after a slow pass: slowLeft = %d, want %d", m.slowLeft, slowHold)
+	}
+	slow = false
+	for range slowHold {
+		m.runPass()
+	}
+	if m.slowLeft != 0 {
+		t.Errorf("after %d quick passes: slowLeft = %d, want 0", slowHold, m.slowLeft)
+	}
+}
+
+// TestPoolCloseClock: closing the clock closes its pools.
+func TestPoolCloseClock(t *testing.T) {
+	before := runtime.NumGoroutine()
+	c := NewSharedClock(nil)
+	p := NewPool(c, nil)
+	m, err := p.NewMatch(context.Background(), &recGame{}, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Start()
+	c.Close()
+	if err := m.Wait(); !errors.Is(err, ErrClosed) {
+		t.Errorf("Err = %v, want ErrClosed", err)
+	}
+	if _, err := NewPool(c, nil).NewMatch(context.Background(), &recGame{}, Config{}); !errors.Is(err, ErrClosed) {
+		t.Errorf("a pool on a closed clock: %v", err)
+	}
+	waitGoroutines(t, before)
+}

@@ -1,0 +1,473 @@
+package gameloop
+
+import (
+	"sync"
+	"time"
+)
+
+// DefaultResolution is a SharedClock's resolution when SharedClockOptions.Resolution is 0: one
+// millisecond, which is as fine as Go's own timers wake on Linux. On a 2-core virtual machine,
+// 1,000 matches at 20 Hz waited for this way cost about what a goroutine and a time.Ticker per
+// match cost, with the same lateness (see docs/server.md); finer resolutions buy lateness with
+// CPU.
+const DefaultResolution = time.Millisecond
+
+// timerResolution is the resolution of Go's timers on Linux: they wait in epoll_wait, whose
+// timeout is in whole milliseconds (golang/go#44343), so a Go timer wakes up to about a
+// millisecond late. At this resolution and coarser, a SharedClock sleeps on a Go timer alone.
+const timerResolution = time.Millisecond
+
+// coarseLead is how long before its target the waiter's Go timer ends when a precise sleep
+// follows it: more than a Go timer's lateness.
+const coarseLead = 2 * time.Millisecond
+
+// SharedClockOptions are the settings of a SharedClock. The zero value is ready to use.
+type SharedClockOptions struct {
+	// Resolution is how far past the earliest deadline a wake-up of the waiter may go to
+	// gather the deadlines that follow it, so that one wake-up serves them all. Every wake-up
+	// costs CPU (tens of µs on a virtual machine); with many deadlines close together, the
+	// waiter's CPU is about its wake-ups per second times that cost, and a coarser resolution
+	// means fewer of them. No deadline is ever woken for early. 0 means DefaultResolution.
+	//
+	// From a millisecond up (Go's timer resolution on Linux), the waiter sleeps on a Go timer;
+	// below it, on Linux, it sleeps with an absolute clock_nanosleep for the last stretch,
+	// which is precise to tens of µs but cannot be interrupted: a new deadline earlier than the
+	// one being slept for can then be served up to about 2 ms late. Elsewhere a resolution
+	// under a millisecond acts as one millisecond.
+	Resolution time.Duration
+}
+
+// SharedClock is a clock that many loops share, for a server that runs many matches in one
+// process: each match has its own Loop (Config.Clock set to the shared clock), with the whole
+// Loop API, but the loops do not each keep a thread busy pacing their deadlines. They all wait
+// through one timer heap and one waiter goroutine, which sleeps until the earliest deadline
+// (and as far past it as the resolution allows, to gather others), then wakes every loop whose
+// deadline has come. A Pool runs matches on the same waiter without a goroutine each.
+//
+//	clock := gameloop.NewSharedClock(nil)
+//	defer clock.Close()
+//	for each match {
+//		loop, err := gameloop.New(gameloop.Config{TickRate: 20, Clock: clock})
+//		go loop.Run(ctx, match)
+//	}
+//
+// A game client should keep the default clock (a SystemClock), whose Pacer is far more
+// precise for one loop. A SharedClock's times are durations since it was made. Its methods are
+// safe for concurrent use; in steady state a wait allocates nothing.
+type SharedClock struct {
+	origin time.Time
+	res    time.Duration
+	// precise sleeps until an absolute time on the clock, or is nil where there is no sleep
+	// finer than Go's timers.
+	precise func(target time.Duration)
+
+	mu     sync.Mutex
+	queue  deadlineHeap
+	target time.Duration // what the waiter sleeps for now; never while it runs
+	closed bool
+	pools  map[*Pool]struct{}
+	batch  []*waitEntry // the entries due at the last wake-up, reused
+	ran    []*Match     // the matches the waiter ran at the last wake-up, reused
+	sink   int          // what the waiter loads ahead (see runDue), kept so that the loads stay
+	// perMatch is about what running a pool's match costs the waiter (see runDue).
+	perMatch time.Duration
+	entries  sync.Pool // *waitEntry for WaitUntil
+
+	kick    chan struct{} // wakes the waiter from its Go timer: a deadline came before its target
+	done    chan struct{} // closed by Close
+	stopped chan struct{} // closed when the waiter has returned
+	timer   *time.Timer
+	// ticker wakes the waiter every res while deadlines are close together, on a Go timer:
+	// resetting a timer to the earliest time in the process, every wake-up, makes the runtime
+	// wake a thread to look at it (netpollBreak), which doubles the cost of a wake-up.
+	ticker  *time.Ticker
+	ticking bool
+	// lastFire is when the waiter last found something due.
+	lastFire time.Duration
+}
+
+// waitEntry is one deadline in the heap: a goroutine blocked in WaitUntil (ready), or a pool's
+// match (match).
+type waitEntry struct {
+	deadline time.Duration
+	ready    chan struct{}
+	timer    *time.Timer // for waits after Close
+	match    *Match
+}
+
+// NewSharedClock returns a shared clock with its origin at the time of the call, and starts its
+// waiter. A nil opts means the defaults. Close it when every loop on it has ended.
+func NewSharedClock(opts *SharedClockOptions) *SharedClock {
+	var o SharedClockOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.Resolution <= 0 {
+		o.Resolution = DefaultResolution
+	}
+	c := &SharedClock{
+		origin:  time.Now(),
+		res:     o.Resolution,
+		target:  never,
+		kick:    make(chan struct{}, 1),
+		done:    make(chan struct{}),
+		stopped: make(chan struct{}),
+		timer:   time.NewTimer(time.Hour),
+		ticker:  time.NewTicker(time.Hour),
+		pools:   map[*Pool]struct{}{},
+	}
+	c.timer.Stop()
+	c.ticker.Stop()
+	// The precise sleep serves every resolution where there is one: under a millisecond always,
+	// and at coarser ones for a deadline far from the others (see sleep).
+	c.precise = newSharedSleep(c.Now)
+	c.entries.New = func() any {
+		t := time.NewTimer(time.Hour)
+		t.Stop()
+		return &waitEntry{ready: make(chan struct{}, 1), timer: t}
+	}
+	go c.wait()
+	return c
+}
+
+// Resolution returns how far past the earliest deadline a wake-up may go to gather others.
+func (c *SharedClock) Resolution() time.Duration { return c.res }
+
+// Now returns the monotonic time since the clock was made.
+func (c *SharedClock) Now() time.Duration { return time.Since(c.origin) }
+
+// WaitUntil returns once Now() >= deadline, or earlier as soon as a value can be received from
+// wake (which it then consumes). The calling goroutine blocks on a channel; the clock's waiter
+// wakes it when its deadline has come. After Close it waits on a Go timer of its own.
+func (c *SharedClock) WaitUntil(deadline time.Duration, wake <-chan struct{}) {
+	if deadline != never && c.Now() >= deadline {
+		return
+	}
+	if deadline == never {
+		select {
+		case <-wake:
+		case <-c.done:
+			<-wake
+		}
+		return
+	}
+	e := c.entries.Get().(*waitEntry)
+	defer c.entries.Put(e)
+	e.deadline = deadline
+	if !c.add(e) {
+		// Closed: no waiter any more.
+		e.timer.Reset(deadline - c.Now())
+		select {
+		case <-e.timer.C:
+		case <-wake:
+			e.timer.Stop()
+		}
+		return
+	}
+	select {
+	case <-e.ready:
+		if c.Now() < deadline {
+			// Released by Close: wait for the rest on a timer.
+			c.WaitUntil(deadline, wake)
+		}
+	case <-wake:
+		if !c.remove(e) {
+			<-e.ready // fired as wake came: take the token, so that the entry is clean
+		}
+	}
+}
+
+// add puts e in the heap and wakes the waiter if e comes before what it sleeps for. It reports
+// false, doing nothing, once the clock is closed.
+func (c *SharedClock) add(e *waitEntry) bool {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return false
+	}
+	c.queue.push(e)
+	earlier := e.deadline < c.target
+	c.mu.Unlock()
+	if earlier {
+		c.wakeWaiter()
+	}
+	return true
+}
+
+// remove takes e out of the heap; it reports false if e was not in it (the waiter fired it).
+func (c *SharedClock) remove(e *waitEntry) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.queue.remove(e)
+}
+
+func (c *SharedClock) wakeWaiter() {
+	select {
+	case c.kick <- struct{}{}:
+	default:
+	}
+}
+
+// Close stops the waiter and ends every pool on the clock (see Pool.Close). Loops still waiting
+// on it go on, each on a Go timer of its own. Closing twice does nothing.
+func (c *SharedClock) Close() error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		<-c.stopped
+		return nil
+	}
+	c.closed = true
+	pools := make([]*Pool, 0, len(c.pools))
+	for p := range c.pools {
+		pools = append(pools, p)
+	}
+	c.mu.Unlock()
+	close(c.done)
+	<-c.stopped
+	for _, p := range pools {
+		p.Close()
+	}
+	return nil
+}
+
+// wait is the waiter: it fires what is due, then sleeps until the next target.
+func (c *SharedClock) wait() {
+	defer close(c.stopped)
+	defer c.timer.Stop()
+	defer c.ticker.Stop()
+	for {
+		now := c.Now()
+		c.mu.Lock()
+		if c.closed {
+			c.releaseLocked()
+			c.mu.Unlock()
+			return
+		}
+		c.batch = c.queue.popDue(now, c.batch[:0])
+		// The target stays the one just slept for, now past, while the due entries run: the
+		// deadlines added meanwhile are later and kick nothing, and the waiter sees them when
+		// it chooses its next target.
+		c.mu.Unlock()
+		if len(c.batch) > 0 {
+			c.lastFire = now
+			c.fire(c.batch)
+			clear(c.batch)
+			continue // time has passed: look again before sleeping
+		}
+		c.mu.Lock()
+		target := c.queue.target(c.res, c.precise != nil && c.res < timerResolution)
+		c.target = target
+		c.mu.Unlock()
+		c.sleep(target)
+	}
+}
+
+// releaseLocked wakes every goroutine still waiting in the heap, once the clock is closed: each
+// waits for the rest of its deadline on a timer of its own. The pools' matches stay, for
+// Pool.Close to end.
+func (c *SharedClock) releaseLocked() {
+	slots := c.queue
+	c.queue = nil
+	for _, slot := range slots {
+		if slot.entry.match == nil {
+			slot.entry.ready <- struct{}{}
+		} else {
+			c.queue.push(slot.entry)
+		}
+	}
+}
+
+// fire wakes the goroutines of due entries and runs the due matches of pools.
+func (c *SharedClock) fire(batch []*waitEntry) {
+	var runs int
+	for _, e := range batch {
+		if e.match == nil {
+			e.ready <- struct{}{}
+			continue
+		}
+		batch[runs] = e
+		runs++
+	}
+	if runs > 0 {
+		runDue(c, batch[:runs])
+	}
+}
+
+// sleep waits until target, or until kicked or closed while on a Go timer.
+func (c *SharedClock) sleep(target time.Duration) {
+	if target == never {
+		select {
+		case <-c.kick:
+		case <-c.done:
+		}
+		return
+	}
+	now := c.Now()
+	if target <= now {
+		return
+	}
+	// Dense: deadlines follow each other within a few resolutions (matches spread over the
+	// tick), and the waiter wakes every res on its ticker.
+	dense := target-c.lastFire <= tickSpan*c.res
+	if c.precise != nil && (c.res < timerResolution || !dense) {
+		// A precise sleep: at a fine resolution, or for a deadline far from the others (all
+		// matches on one grid), where the few wake-ups had better be on time.
+		if c.ticking {
+			c.ticker.Stop()
+			c.ticking = false
+		}
+		if target-now > coarseLead {
+			c.timerWait(target - coarseLead - now)
+			return // look again: a deadline may have come before the target meanwhile
+		}
+		c.precise(target)
+		return
+	}
+	if dense {
+		if !c.ticking {
+			c.ticker.Reset(c.res)
+			c.ticking = true
+		}
+		select {
+		case <-c.ticker.C:
+		case <-c.kick:
+		case <-c.done:
+		}
+		return
+	}
+	if c.ticking {
+		c.ticker.Stop()
+		c.ticking = false
+	}
+	c.timerWait(target - now)
+}
+
+// tickSpan is how many resolutions ahead the next deadline may be for the waiter to wait on its
+// ticker rather than set a timer.
+const tickSpan = 4
+
+func (c *SharedClock) timerWait(d time.Duration) {
+	c.timer.Reset(d)
+	select {
+	case <-c.timer.C:
+	case <-c.kick:
+		c.timer.Stop()
+	case <-c.done:
+	}
+}
+
+// deadlineHeap is a 4-ary min-heap of entries by deadline: half as deep as a binary one, and
+// the four children of a slot fill one cache line. The deadlines are kept in the
+// array itself, beside the entries, and the entries do not know whether or where they are in
+// it: a sift, or taking out what is due, moves slots without following a pointer, which with
+// thousands of matches would miss the cache at every step. Taking out an entry that is not due
+// (a wait ended early, a match stopped or paused) searches the array for it: that is rare.
+type deadlineHeap []heapSlot
+
+type heapSlot struct {
+	deadline time.Duration
+	entry    *waitEntry
+}
+
+func (h *deadlineHeap) push(e *waitEntry) {
+	*h = append(*h, heapSlot{e.deadline, e})
+	h.up(len(*h) - 1)
+}
+
+// remove takes e out of the heap; it reports false if e was not in it.
+func (h *deadlineHeap) remove(e *waitEntry) bool {
+	for i := range *h {
+		if (*h)[i].entry == e {
+			h.removeAt(i)
+			return true
+		}
+	}
+	return false
+}
+
+func (h *deadlineHeap) removeAt(i int) {
+	last := len(*h) - 1
+	if i != last {
+		h.swap(i, last)
+	}
+	(*h)[last] = heapSlot{}
+	*h = (*h)[:last]
+	if i != last {
+		h.down(i)
+		h.up(i)
+	}
+}
+
+// popDue appends to batch, and takes out of the heap, every entry due at now.
+func (h *deadlineHeap) popDue(now time.Duration, batch []*waitEntry) []*waitEntry {
+	for len(*h) > 0 && (*h)[0].deadline <= now {
+		batch = append(batch, (*h)[0].entry)
+		h.removeAt(0)
+	}
+	return batch
+}
+
+// target returns when the waiter should wake: never with nothing in the heap. On a precise
+// sleep, the latest deadline within res of the earliest, so that one wake-up serves them all
+// and none is woken for early. On a Go timer, which wakes up to timerResolution late by
+// itself, the latest deadline within res-timerResolution of the earliest.
+func (h deadlineHeap) target(res time.Duration, precise bool) time.Duration {
+	if len(h) == 0 {
+		return never
+	}
+	if !precise {
+		res = max(res-timerResolution, 0)
+	}
+	limit := addSat(h[0].deadline, res)
+	return h.latestUpTo(0, limit, h[0].deadline)
+}
+
+// latestUpTo returns the latest deadline at most limit in the subtree at i, or best if none is
+// later. A subtree whose root is past limit holds nothing at most limit, so the walk visits
+// only the entries it gathers (and their children): no more than the wake-up will fire.
+func (h deadlineHeap) latestUpTo(i int, limit, best time.Duration) time.Duration {
+	if i >= len(h) || h[i].deadline > limit {
+		return best
+	}
+	best = max(best, h[i].deadline)
+	for c := heapArity*i + 1; c <= heapArity*i+heapArity; c++ {
+		best = h.latestUpTo(c, limit, best)
+	}
+	return best
+}
+
+// heapArity is the number of children of a slot of the heap.
+const heapArity = 4
+
+func (h deadlineHeap) swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+}
+
+func (h deadlineHeap) up(i int) {
+	for i > 0 {
+		parent := (i - 1) / heapArity
+		if h[parent].deadline <= h[i].deadline {
+			return
+		}
+		h.swap(i, parent)
+		i = parent
+	}
+}
+
+func (h deadlineHeap) down(i int) {
+	n := len(h)
+	for {
+		least := i
+		for c := heapArity*i + 1; c <= heapArity*i+heapArity && c < n; c++ {
+			if h[c].deadline < h[least].deadline {
+				least = c
+			}
+		}
+		if least == i {
+			return
+		}
+		h.swap(i, least)
+		i = least
+	}
+}
