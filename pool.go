@@ -287,7 +287,9 @@ func (p *Pool) drain() {
 }
 
 // Close ends every match of the pool (their Err is ErrClosed) and stops its workers. It
-// returns once they have. Closing twice does nothing.
+// returns once they have, so it must not be called from a match's own callbacks, which run on
+// those workers (or the waiter): end a match from inside with ErrStop. Closing twice does
+// nothing.
 func (p *Pool) Close() error {
 	p.mu.Lock()
 	if p.closed {

@@ -191,7 +191,8 @@ func (s *Schedule) owedAt(g time.Duration) uint64 {
 }
 
 // Advance tells the schedule that it is now now and returns what is owed. Ticks granted by an
-// earlier Advance and not taken are counted again, not twice. While paused nothing is owed.
+// earlier Advance and not taken are counted again, not twice. While paused no new tick comes
+// due; ticks owed when the pause began are still granted.
 func (s *Schedule) Advance(now time.Duration) Step {
 	s.start(now)
 	g := s.gameTime(now)
