@@ -4,13 +4,11 @@ import (
 	"fmt"
 	"image/color"
 	"math"
-	"os"
 
+	"github.com/gameloop-go/gameloop/internal/plotfile"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
 )
 
 // drawPlot draws, for each rate, the share of frames that started later than x µs after
@@ -52,28 +50,7 @@ func drawPlot(path string, results []result, o options) error {
 		p.Y.Max = 1
 		plots = append(plots, p)
 	}
-	rows := len(plots)
-	width, height := 9*vg.Inch, vg.Length(rows)*4*vg.Inch
-	img := vgimg.New(width, height)
-	dc := draw.New(img)
-	tiles := draw.Tiles{Rows: rows, Cols: 1, PadY: vg.Millimeter * 4, PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2}
-	grid := make([][]*plot.Plot, rows)
-	for i, p := range plots {
-		grid[i] = []*plot.Plot{p}
-	}
-	canvases := plot.Align(grid, tiles, dc)
-	for i, p := range plots {
-		p.Draw(canvases[i][0])
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return plotfile.SavePNG(path, 9*vg.Inch, plots...)
 }
 
 // ccdf returns, for sorted deviations, the points (x, share of values >= x), with x clamped to

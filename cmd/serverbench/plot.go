@@ -3,14 +3,13 @@ package main
 import (
 	"fmt"
 	"image/color"
-	"os"
 	"slices"
 
+	"github.com/gameloop-go/gameloop/internal/plotfile"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
 )
 
 // colours gives each strategy the same colour in every plot.
@@ -148,26 +147,4 @@ func addLine(p *plot.Plot, name string, xys plotter.XYs) error {
 }
 
 // save draws the plots one above the other into a PNG file.
-func save(path string, plots ...*plot.Plot) error {
-	rows := len(plots)
-	img := vgimg.New(8*vg.Inch, vg.Length(rows)*4*vg.Inch)
-	dc := draw.New(img)
-	tiles := draw.Tiles{Rows: rows, Cols: 1, PadY: vg.Millimeter * 4, PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2}
-	grid := make([][]*plot.Plot, rows)
-	for i, p := range plots {
-		grid[i] = []*plot.Plot{p}
-	}
-	canvases := plot.Align(grid, tiles, dc)
-	for i, p := range plots {
-		p.Draw(canvases[i][0])
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
+func save(path string, plots ...*plot.Plot) error { return plotfile.SavePNG(path, 8*vg.Inch, plots...) }
