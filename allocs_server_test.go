@@ -28,7 +28,7 @@ func TestSharedClockWaitAllocs(t *testing.T) {
 func TestPoolPassAllocs(t *testing.T) {
 	m := newTestMatch(t, GameFunc(func(*Update) error { return nil }), Config{TickRate: 1000})
 	m.Push(Input{Kind: Char, Rune: 'a'})
-	m.runPass() // the first pass, and the input buffers
+	m.runPass(m.pool.clock.Now()) // the first pass, and the input buffers
 	c := m.pool.clock
 	ran := []*Match{m}
 	if n := testing.AllocsPerRun(200, func() {
@@ -36,7 +36,7 @@ func TestPoolPassAllocs(t *testing.T) {
 		c.mu.Lock()
 		c.queue.remove(&m.entry)
 		c.mu.Unlock()
-		if !m.runPass() {
+		if ok, _ := m.runPass(c.Now()); !ok {
 			t.Fatal("the match ended")
 		}
 		c.requeue(ran)

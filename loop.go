@@ -71,6 +71,10 @@ type Loop struct {
 	// l.warmUp, made once so that waiting allocates nothing.
 	warmer warmWaiter
 	warm   func()
+	// shared is the clock when it is a SharedClock, which the loop waits on with an entry of
+	// its own (see waitLoop).
+	shared      loopWaiter
+	sharedEntry waitEntry
 	// warmSink keeps warmUp's reads from being optimised away.
 	warmSink int64
 
@@ -131,6 +135,7 @@ func New(cfg Config) (*Loop, error) {
 	if w, ok := l.clock.(warmWaiter); ok {
 		l.warmer, l.warm = w, l.warmUp
 	}
+	l.shared, _ = l.clock.(loopWaiter)
 	l.headless = l.win == nil
 	l.frames.fps = int64(cfg.MaxFPS)
 	l.ctl = control{scale: cfg.TimeScale, tickRate: cfg.TickRate, maxFPS: cfg.MaxFPS}
@@ -299,6 +304,11 @@ func (l *Loop) next(ctx context.Context) Event {
 
 		case stSleep:
 			l.state = stBegin
+			if l.shared != nil && !l.cfg.Lazy {
+				// It checks the time itself.
+				l.shared.waitLoop(&l.sharedEntry, l.deadline, l.wake)
+				continue
+			}
 			if l.clock.Now() >= l.deadline {
 				continue
 			}
@@ -314,6 +324,12 @@ func (l *Loop) next(ctx context.Context) Event {
 			}
 		}
 	}
+}
+
+// loopWaiter is a clock that a Loop waits on with an entry of its own: a SharedClock, or a
+// type that embeds one.
+type loopWaiter interface {
+	waitLoop(e *waitEntry, deadline time.Duration, wake chan struct{})
 }
 
 // warmWaiter is a clock that can call a function while it spins the last stretch before a

@@ -55,6 +55,7 @@ type PoolOptions struct {
 type Pool struct {
 	clock    *SharedClock
 	slowPass time.Duration
+	nworkers int
 
 	mu      sync.Mutex
 	work    sync.Cond  // signalled when a queue gains a match, or the pool closes
@@ -78,7 +79,7 @@ func NewPool(clock *SharedClock, opts *PoolOptions) *Pool {
 	if o.SlowPass <= 0 {
 		o.SlowPass = DefaultSlowPass
 	}
-	p := &Pool{clock: clock, slowPass: o.SlowPass, matches: map[*Match]struct{}{}}
+	p := &Pool{clock: clock, slowPass: o.SlowPass, nworkers: o.Workers, matches: map[*Match]struct{}{}}
 	p.work.L = &p.mu
 	clock.mu.Lock()
 	if clock.closed {
@@ -144,25 +145,72 @@ func (p *Pool) NewMatch(ctx context.Context, g Game, cfg Config) (*Match, error)
 	return m, nil
 }
 
+// workerChunk is how many quick matches a worker takes from the queue at a time: fewer trips
+// to the pool's lock, and one to the clock's to put them back.
+const workerChunk = 16
+
 // worker runs the matches of the queues, slow ones first, until the pool closes.
 func (p *Pool) worker() {
 	defer p.workers.Done()
+	var chunk []*Match
 	for {
 		p.mu.Lock()
 		for p.slowq.empty() && p.fastq.empty() && !p.closed {
 			p.work.Wait()
 		}
-		m := p.popLocked(true)
+		if m := p.popLocked(true); m != nil && m.slowLeft > 0 {
+			p.mu.Unlock()
+			m.run()
+			continue
+		} else if m != nil {
+			chunk = append(chunk, m)
+			for len(chunk) < workerChunk {
+				if m = p.fastq.pop(); m == nil {
+					break
+				}
+				chunk = append(chunk, m)
+			}
+		}
 		p.mu.Unlock()
-		if m == nil {
+		if len(chunk) == 0 {
 			return // closed, and nothing left to run
 		}
-		m.run()
+		p.runChunk(chunk)
+		clear(chunk)
+		chunk = chunk[:0]
 	}
 }
 
+// runChunk runs a pass of each of ms, one after another, and puts back in the heap those that
+// go on, under one lock. If a pass turns out slow, it hands the rest back to the queue, so that
+// they are not held up behind it.
+func (p *Pool) runChunk(ms []*Match) {
+	c := p.clock
+	ran := ms[:0]
+	now := c.Now()
+	for i, m := range ms {
+		start := now
+		var ok bool
+		if ok, now = m.runPass(now); ok {
+			ran = append(ran, m)
+		}
+		if now-start > p.slowPass && i+1 < len(ms) {
+			rest := ms[i+1:]
+			p.mu.Lock()
+			for _, m := range rest {
+				p.fastq.push(m)
+			}
+			p.mu.Unlock()
+			p.work.Broadcast()
+			break
+		}
+	}
+	c.requeue(ran)
+}
+
 // popLocked takes a match from the queues: a slow one first if slow is set, else only a quick
-// one. It returns nil if there is none.
+// one. It returns nil if there is none. (A match queued as quick may have turned slow since:
+// slowLeft tells.)
 func (p *Pool) popLocked(slow bool) *Match {
 	if slow && !p.slowq.empty() {
 		return p.slowq.pop()
@@ -193,22 +241,31 @@ func (q *matchQueue) pop() *Match {
 	return m
 }
 
-// runDue runs the due matches of a wake-up, on the waiter's goroutine. Slow matches go to the
+// runDue runs the due matches of a wake-up, on the waiter's goroutine, and wakes the goroutines
+// of the other entries (WaitUntil, Loops) as it comes to them. Slow matches go to the
 // workers at once. The waiter runs the others itself; if that takes longer than shareAfter, it
 // queues what is left for the workers and goes on taking from the queue with them. A burst it
-// expects to take more than twice as long (all matches on one grid), it splits at once: the
-// workers take the second half while it runs the first.
+// expects to take more than half as long (all matches on one grid), it splits at once: the
+// workers take their share while it runs its own.
 func runDue(c *SharedClock, batch []*waitEntry) {
 	start := c.Now()
+	now := start
 	ran := c.ran[:0]
 	defer func() {
 		clear(ran)
 		c.ran = ran[:0]
 	}()
 	inline := batch
-	if time.Duration(len(batch))*c.perMatch > 2*shareAfter {
-		inline = batch[:len(batch)/2]
+	if first := firstMatch(batch); first != nil && time.Duration(len(batch))*c.perMatch > shareAfter/2 {
+		// The workers wake tens of µs late: the waiter's share is a little more than theirs.
+		w := first.pool.nworkers
+		inline = batch[:(len(batch)*5/4+w)/(w+1)]
 		enqueueAll(batch[len(inline):])
+		// A worker woken here waits on the waiter's own processor (the Go scheduler readies
+		// a goroutine there), where another thread steals it late or never: measured, the
+		// waiter ended up running nearly all of a burst by itself. Yielding lets the worker
+		// run now, and the waiter go on beside it on another processor.
+		runtime.Gosched()
 	}
 	shared := len(inline) < len(batch)
 	for i, e := range inline {
@@ -216,30 +273,40 @@ func runDue(c *SharedClock, batch []*waitEntry) {
 		if i+prefetch < len(inline) {
 			// Load a match a few ahead, so that the memory fetches its cache lines while this
 			// one runs: with thousands of matches every one is out of the cache.
-			ahead := inline[i+prefetch].match
-			c.sink += ahead.slowLeft + int(ahead.due) + int(ahead.sched.scale.mant) + int(ahead.sched.ticks) + int(ahead.winEnd)
+			if ahead := inline[i+prefetch].match; ahead != nil {
+				c.sink += ahead.slowLeft + int(ahead.due) + int(ahead.sched.scale.mant) + int(ahead.sched.ticks) + int(ahead.winEnd)
+			}
+		}
+		if m == nil {
+			e.wakeGoroutine()
+			continue
 		}
 		if m.slowLeft > 0 {
 			m.pool.enqueue(m, true)
 			continue
 		}
-		if i > 0 && c.Now()-start > shareAfter {
+		if i > 0 && now-start > shareAfter {
 			enqueueAll(inline[i:])
+			runtime.Gosched() // as above
 			shared = true
 			break
 		}
-		if m.runPass() {
+		var ok bool
+		if ok, now = m.runPass(now); ok {
 			ran = append(ran, m)
 		}
 	}
 	if n := len(ran); n >= 8 {
 		// What a match costs the waiter, to foresee how long the next burst will take.
-		c.perMatch = (3*c.perMatch + (c.Now()-start)/time.Duration(n)) / 4
+		c.perMatch = (3*c.perMatch + (now-start)/time.Duration(n)) / 4
 	}
 	c.requeue(ran)
 	if shared {
 		var last *Pool
 		for _, e := range batch {
+			if e.match == nil {
+				continue
+			}
 			if p := e.match.pool; p != last {
 				p.drain()
 				last = p
@@ -248,11 +315,54 @@ func runDue(c *SharedClock, batch []*waitEntry) {
 	}
 }
 
-// enqueueAll queues the matches of due entries for the workers.
-func enqueueAll(due []*waitEntry) {
-	for _, e := range due {
-		e.match.pool.enqueue(e.match, e.match.slowLeft > 0)
+// firstMatch returns the first match of the entries, or nil if none is a match's.
+func firstMatch(entries []*waitEntry) *Match {
+	for _, e := range entries {
+		if e.match != nil {
+			return e.match
+		}
 	}
+	return nil
+}
+
+// enqueueAll queues the matches of due entries for the workers, taking each pool's lock once
+// for a run of its matches, and wakes the goroutines of the other entries.
+func enqueueAll(due []*waitEntry) {
+	for len(due) > 0 {
+		if due[0].match == nil {
+			due[0].wakeGoroutine()
+			due = due[1:]
+			continue
+		}
+		p := due[0].match.pool
+		n := 1
+		for n < len(due) && due[n].match != nil && due[n].match.pool == p {
+			n++
+		}
+		p.enqueueRun(due[:n])
+		due = due[n:]
+	}
+}
+
+// enqueueRun queues the matches of due entries, all of p, for its workers.
+func (p *Pool) enqueueRun(due []*waitEntry) {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		for _, e := range due {
+			e.match.run()
+		}
+		return
+	}
+	for _, e := range due {
+		if m := e.match; m.slowLeft > 0 {
+			p.slowq.push(m)
+		} else {
+			p.fastq.push(m)
+		}
+	}
+	p.mu.Unlock()
+	p.work.Broadcast()
 }
 
 // enqueue queues m for a worker; once the pool is closed, and its workers gone, it runs m on
@@ -273,16 +383,27 @@ func (p *Pool) enqueue(m *Match, slow bool) {
 	p.work.Signal()
 }
 
-// drain runs quick matches from the queue on the calling goroutine until it is empty.
+// drain runs quick matches from the queue on the calling goroutine until it is empty, a chunk
+// at a time.
 func (p *Pool) drain() {
+	var chunk [workerChunk]*Match
 	for {
 		p.mu.Lock()
-		m := p.popLocked(false)
+		n := 0
+		for n < len(chunk) {
+			m := p.popLocked(false)
+			if m == nil {
+				break
+			}
+			chunk[n] = m
+			n++
+		}
 		p.mu.Unlock()
-		if m == nil {
+		if n == 0 {
 			return
 		}
-		m.run()
+		p.runChunk(chunk[:n])
+		clear(chunk[:n])
 	}
 }
 
@@ -513,7 +634,7 @@ func (m *Match) kick() {
 
 // run runs one pass of the match, then puts it back in the heap, or ends it.
 func (m *Match) run() {
-	if !m.runPass() {
+	if ok, _ := m.runPass(m.pool.clock.Now()); !ok {
 		return
 	}
 	c := m.pool.clock
@@ -528,26 +649,27 @@ func (m *Match) run() {
 	}
 }
 
-// runPass runs one pass of the match and notes when it is next due; it reports false if the
-// match ended.
-func (m *Match) runPass() bool {
+// runPass runs one pass of the match at start, the clock's time just read, and notes when it is
+// next due. It reports false if the match ended, and returns the clock's time once it is done,
+// which a caller running matches one after another passes to the next.
+func (m *Match) runPass(start time.Duration) (ok bool, end time.Duration) {
 	c := m.pool.clock
-	start := c.Now()
 	next, ended := m.pass(start)
+	end = c.Now()
 	if ended {
 		c.mu.Lock()
 		m.state = matchEnded
 		c.mu.Unlock()
 		m.finish()
-		return false
+		return false, end
 	}
-	if c.Now()-start > m.pool.slowPass {
+	if end-start > m.pool.slowPass {
 		m.slowLeft = slowHold
 	} else if m.slowLeft > 0 {
 		m.slowLeft--
 	}
 	m.next = next
-	return true
+	return true, end
 }
 
 // requeueLocked puts the match back in the clock's heap after a pass, with the clock's mu held.

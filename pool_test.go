@@ -260,12 +260,12 @@ func TestPoolSlowMatch(t *testing.T) {
 	})
 	m := newTestMatch(t, g, Config{TickRate: 1000})
 	time.Sleep(2 * time.Millisecond) // ticks are owed
-	if !m.runPass() || m.slowLeft != slowHold {
+	if ok, _ := m.runPass(m.pool.clock.Now()); !ok || m.slowLeft != slowHold {
 		t.Fatalf("after a slow pass: slowLeft = %d, want %d", m.slowLeft, slowHold)
 	}
 	slow = false
 	for range slowHold {
-		m.runPass()
+		m.runPass(m.pool.clock.Now())
 	}
 	if m.slowLeft != 0 {
 		t.Errorf("after %d quick passes: slowLeft = %d, want 0", slowHold, m.slowLeft)

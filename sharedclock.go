@@ -1,7 +1,9 @@
 package gameloop
 
 import (
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -86,13 +88,16 @@ type SharedClock struct {
 	lastFire time.Duration
 }
 
-// waitEntry is one deadline in the heap: a goroutine blocked in WaitUntil (ready), or a pool's
-// match (match).
+// waitEntry is one deadline in the heap: a goroutine blocked in WaitUntil (ready), a Loop's
+// wait (wake, see waitLoop), or a pool's match (match).
 type waitEntry struct {
 	deadline time.Duration
 	ready    chan struct{}
 	timer    *time.Timer // for waits after Close
 	match    *Match
+	wake     chan struct{} // the Loop's wake channel, for waitLoop
+	// fired is set by the waiter once it has sent on wake for the entry; waitLoop clears it.
+	fired atomic.Bool
 }
 
 // NewSharedClock returns a shared clock with its origin at the time of the call, and starts its
@@ -174,6 +179,49 @@ func (c *SharedClock) WaitUntil(deadline time.Duration, wake <-chan struct{}) {
 		if !c.remove(e) {
 			<-e.ready // fired as wake came: take the token, so that the entry is clean
 		}
+	}
+}
+
+// waitLoop is WaitUntil for a Loop: the loop's own entry, reused from wait to wait, and its
+// own wake channel, on which the waiter sends when the deadline comes, so that the loop blocks
+// on one channel. It may return before the deadline without a value sent on wake (the caller
+// checks the time again); a value sent on wake while it returns may be consumed, as the caller
+// looks at what a wake-up asks for (control changes, cancellation) after every wait.
+func (c *SharedClock) waitLoop(e *waitEntry, deadline time.Duration, wake chan struct{}) {
+	if deadline == never || c.Now() >= deadline {
+		c.WaitUntil(deadline, wake)
+		return
+	}
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		c.WaitUntil(deadline, wake)
+		return
+	}
+	e.deadline, e.wake = deadline, wake
+	e.fired.Store(false)
+	c.queue.push(e)
+	earlier := deadline < c.target
+	c.mu.Unlock()
+	if earlier {
+		c.wakeWaiter()
+	}
+	<-wake
+	if !e.fired.Load() {
+		if c.remove(e) {
+			return // woken before the deadline
+		}
+		// Taken out by the waiter, which is about to mark it.
+		for !e.fired.Load() {
+			runtime.Gosched()
+		}
+	}
+	// The waiter's value may have come after the one received: take it, so that the next wait
+	// does not end at once. (If it comes later still, the next wait ends early, which the
+	// caller allows for.)
+	select {
+	case <-wake:
+	default:
 	}
 }
 
@@ -270,27 +318,41 @@ func (c *SharedClock) releaseLocked() {
 	slots := c.queue
 	c.queue = nil
 	for _, slot := range slots {
-		if slot.entry.match == nil {
-			slot.entry.ready <- struct{}{}
-		} else {
-			c.queue.push(slot.entry)
+		switch e := slot.entry; {
+		case e.match != nil:
+			c.queue.push(e)
+		case e.wake != nil:
+			e.fire()
+		default:
+			e.ready <- struct{}{}
 		}
 	}
 }
 
 // fire wakes the goroutines of due entries and runs the due matches of pools.
 func (c *SharedClock) fire(batch []*waitEntry) {
-	var runs int
-	for _, e := range batch {
-		if e.match == nil {
-			e.ready <- struct{}{}
-			continue
-		}
-		batch[runs] = e
-		runs++
+	// runDue takes each entry as it comes to it: looking at every entry first, to sort the
+	// matches from the goroutines, would fetch a thousand cache lines before the first match
+	// of a burst runs.
+	runDue(c, batch)
+}
+
+// wakeGoroutine wakes the goroutine waiting on e, which is not a match's.
+func (e *waitEntry) wakeGoroutine() {
+	if e.wake != nil {
+		e.fire()
+	} else {
+		e.ready <- struct{}{}
 	}
-	if runs > 0 {
-		runDue(c, batch[:runs])
+}
+
+// fire wakes the Loop waiting on e (see waitLoop).
+func (e *waitEntry) fire() {
+	// Marked first, so that the loop, woken by the value, sees it fired.
+	e.fired.Store(true)
+	select {
+	case e.wake <- struct{}{}:
+	default: // a value is there already
 	}
 }
 
@@ -321,7 +383,17 @@ func (c *SharedClock) sleep(target time.Duration) {
 			c.timerWait(target - coarseLead - now)
 			return // look again: a deadline may have come before the target meanwhile
 		}
-		c.precise(target)
+		if dense {
+			c.precise(target)
+			return
+		}
+		// An isolated deadline, which often has many behind it (matches on one grid): the
+		// sleep ends a little before it, as a precise sleep wakes tens of µs late, and the
+		// waiter spins the rest. Spinning costs at most isolatedLead per wake-up, and
+		// isolated wake-ups are few.
+		c.precise(target - isolatedLead)
+		for c.Now() < target {
+		}
 		return
 	}
 	if dense {
@@ -342,6 +414,10 @@ func (c *SharedClock) sleep(target time.Duration) {
 	}
 	c.timerWait(target - now)
 }
+
+// isolatedLead is how long before an isolated deadline the waiter's precise sleep ends, to spin
+// the rest: about what such a sleep oversleeps at its median on a virtual machine (20-170 µs).
+const isolatedLead = 100 * time.Microsecond
 
 // tickSpan is how many resolutions ahead the next deadline may be for the waiter to wait on its
 // ticker rather than set a timer.
@@ -399,11 +475,37 @@ func (h *deadlineHeap) removeAt(i int) {
 	}
 }
 
-// popDue appends to batch, and takes out of the heap, every entry due at now.
+// popDue appends to batch, and takes out of the heap, every entry due at now, the earliest
+// first. When many are due (matches on one grid), taking them out one by one costs a sift each:
+// past a number, it takes the rest in one pass over the array and rebuilds the heap, which
+// costs about one look at each slot.
 func (h *deadlineHeap) popDue(now time.Duration, batch []*waitEntry) []*waitEntry {
-	for len(*h) > 0 && (*h)[0].deadline <= now {
+	bulk := max(64, len(*h)/16)
+	for n := 0; len(*h) > 0 && (*h)[0].deadline <= now; n++ {
+		if n == bulk {
+			return h.takeDue(now, batch)
+		}
 		batch = append(batch, (*h)[0].entry)
 		h.removeAt(0)
+	}
+	return batch
+}
+
+// takeDue appends to batch every entry due at now, in the order of the array, and rebuilds the
+// heap from the others.
+func (h *deadlineHeap) takeDue(now time.Duration, batch []*waitEntry) []*waitEntry {
+	kept := (*h)[:0]
+	for _, slot := range *h {
+		if slot.deadline <= now {
+			batch = append(batch, slot.entry)
+		} else {
+			kept = append(kept, slot)
+		}
+	}
+	clear((*h)[len(kept):])
+	*h = kept
+	for i := (len(kept) - 2) / heapArity; i >= 0; i-- {
+		h.down(i)
 	}
 	return batch
 }

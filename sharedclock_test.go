@@ -42,11 +42,14 @@ func TestDeadlineHeap(t *testing.T) {
 			if len(batch) != n {
 				t.Fatalf("step %d: popDue(%v) took %d entries, want %d", step, now, len(batch), n)
 			}
+			got := make([]time.Duration, len(batch))
 			for i, e := range batch {
-				if e.deadline != want[i] {
-					t.Fatalf("step %d: popDue took %v as entry %d, want %v", step, e.deadline, i, want[i])
-				}
+				got[i] = e.deadline
 				delete(entries, e)
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, want[:n]) {
+				t.Fatalf("step %d: popDue(%v) took %v, want %v", step, now, got, want[:n])
 			}
 			want = want[n:]
 		}
@@ -61,6 +64,50 @@ func TestDeadlineHeap(t *testing.T) {
 	}
 	if h.remove(&waitEntry{}) {
 		t.Error("remove found an entry that was never pushed")
+	}
+}
+
+// TestDeadlineHeapPopMany checks popDue where many entries are due at once (matches on one
+// grid): it takes every due entry and no other, the earliest first until it takes the rest in
+// one pass, and leaves a valid heap of the others.
+func TestDeadlineHeapPopMany(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, size := range []int{10, 100, 1000, 10000} {
+		for _, dueShare := range []int{0, 1, 50, 99, 100} {
+			var h deadlineHeap
+			var want []time.Duration
+			for range size {
+				d := time.Duration(rng.IntN(100))
+				h.push(&waitEntry{deadline: d})
+				want = append(want, d)
+			}
+			now := time.Duration(dueShare - 1)
+			batch := h.popDue(now, nil)
+			slices.Sort(want)
+			n, _ := slices.BinarySearch(want, now+1)
+			got := make([]time.Duration, len(batch))
+			for i, e := range batch {
+				got[i] = e.deadline
+			}
+			if bulk := min(max(64, size/16), len(got)); !slices.IsSorted(got[:bulk]) {
+				t.Errorf("size %d, due %d%%: the first %d taken are not in order", size, dueShare, bulk)
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, want[:n]) {
+				t.Errorf("size %d, due %d%%: took %d entries, want %d", size, dueShare, len(got), n)
+			}
+			if len(h) != size-n {
+				t.Errorf("size %d, due %d%%: heap holds %d, want %d", size, dueShare, len(h), size-n)
+			}
+			for i := 1; i < len(h); i++ {
+				if h[(i-1)/heapArity].deadline > h[i].deadline {
+					t.Fatalf("size %d, due %d%%: slot %d is earlier than its parent", size, dueShare, i)
+				}
+			}
+			if len(h) > 0 && h[0].deadline <= now {
+				t.Errorf("size %d, due %d%%: a due entry was left", size, dueShare)
+			}
+		}
 	}
 }
 
@@ -177,6 +224,58 @@ func TestSharedClockLoops(t *testing.T) {
 	wg.Wait()
 	c.Close()
 	waitGoroutines(t, before)
+}
+
+// TestSharedClockWaitLoop checks the wait a Loop makes on a shared clock with its own entry
+// and wake channel: a deadline ends it no earlier than due, a wake-up ends it early and takes
+// the entry out of the heap, and a wake-up racing the deadline leaves no entry in the heap.
+func TestSharedClockWaitLoop(t *testing.T) {
+	c := NewSharedClock(nil)
+	defer c.Close()
+	var e waitEntry
+	wake := make(chan struct{}, 1)
+	heapLen := func() int {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return len(c.queue)
+	}
+
+	deadline := c.Now() + 2*time.Millisecond
+	c.waitLoop(&e, deadline, wake)
+	if now := c.Now(); now < deadline {
+		t.Errorf("the wait ended %v before its deadline", deadline-now)
+	}
+	if n := heapLen(); n != 0 {
+		t.Errorf("after the deadline the heap holds %d entries", n)
+	}
+
+	wake <- struct{}{}
+	c.waitLoop(&e, c.Now()+time.Hour, wake)
+	if n := heapLen(); n != 0 {
+		t.Errorf("after a wake-up the heap holds %d entries", n)
+	}
+
+	rng := rand.New(rand.NewPCG(5, 6))
+	for i := range 300 {
+		deadline := c.Now() + time.Duration(rng.IntN(200))*time.Microsecond
+		delay := time.Duration(rng.IntN(200)) * time.Microsecond
+		go func() {
+			time.Sleep(delay)
+			select {
+			case wake <- struct{}{}:
+			default:
+			}
+		}()
+		c.waitLoop(&e, deadline, wake)
+		time.Sleep(300 * time.Microsecond) // the wake-up has been sent, if it was to be
+		select {
+		case <-wake: // the sender's, if it came after the wait ended
+		default:
+		}
+		if n := heapLen(); n != 0 {
+			t.Fatalf("wait %d: the heap holds %d entries", i, n)
+		}
+	}
 }
 
 // firstNow is a shared clock that remembers the first time its loop read it: the origin of the

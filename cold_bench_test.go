@@ -1,0 +1,83 @@
+package gameloop
+
+import (
+	"context"
+	"iter"
+	"testing"
+	"time"
+)
+
+// BenchmarkLoopPassCold measures one pass (a tick and its frame) of a headless Loop when it
+// is one of many, its memory out of the caches as a server's loops are.
+func BenchmarkLoopPassCold(b *testing.B) {
+	const n = 2000
+	nexts := make([]func() (Event, bool), n)
+	for i := range nexts {
+		l, err := New(Config{TickRate: 20, Clock: NewManualClock()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		next, stop := iter.Pull(l.Events(context.Background()))
+		defer stop()
+		nexts[i] = next
+	}
+	evict := make([]byte, 64<<20)
+	pass := func(next func() (Event, bool)) {
+		for {
+			ev, _ := next()
+			if _, ok := ev.(*Idle); ok {
+				return
+			}
+		}
+	}
+	for _, next := range nexts {
+		pass(next)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if i%n == 0 {
+			b.StopTimer()
+			for j := 0; j < len(evict); j += 64 {
+				evict[j]++
+			}
+			b.StartTimer()
+		}
+		pass(nexts[i%n])
+	}
+}
+
+// BenchmarkPoolPassCold measures a match's pass, one tick, run by the waiter one after another
+// as in a burst, each match's memory out of the caches.
+func BenchmarkPoolPassCold(b *testing.B) {
+	const n = 2000
+	c := NewSharedClock(nil)
+	defer c.Close()
+	p := NewPool(c, &PoolOptions{Workers: 1})
+	ms := make([]*Match, n)
+	for i := range ms {
+		m, err := p.NewMatch(context.Background(), GameFunc(func(*Update) error { return nil }), Config{TickRate: 20})
+		if err != nil {
+			b.Fatal(err)
+		}
+		m.sched.start(0)
+		ms[i] = m
+	}
+	evict := make([]byte, 64<<20)
+	step := 50 * time.Millisecond
+	var now time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if i%n == 0 {
+			b.StopTimer()
+			for j := 0; j < len(evict); j += 64 {
+				evict[j]++
+			}
+			now += step
+			b.StartTimer()
+		}
+		m := ms[i%n]
+		if _, ended := m.pass(now); ended {
+			b.Fatal("ended")
+		}
+	}
+}
