@@ -251,6 +251,7 @@ func runDue(c *SharedClock, batch []*waitEntry) {
 	start := c.Now()
 	now := start
 	ran := c.ran[:0]
+	c.wokeGoroutines = false
 	defer func() {
 		clear(ran)
 		c.ran = ran[:0]
@@ -260,7 +261,9 @@ func runDue(c *SharedClock, batch []*waitEntry) {
 		// The workers wake tens of µs late: the waiter's share is a little more than theirs.
 		w := first.pool.nworkers
 		inline = batch[:(len(batch)*5/4+w)/(w+1)]
-		enqueueAll(batch[len(inline):])
+		if enqueueAll(batch[len(inline):]) {
+			c.wokeGoroutines = true
+		}
 		// A worker woken here waits on the waiter's own processor (the Go scheduler readies
 		// a goroutine there), where another thread steals it late or never: measured, the
 		// waiter ended up running nearly all of a burst by itself. Yielding lets the worker
@@ -279,6 +282,7 @@ func runDue(c *SharedClock, batch []*waitEntry) {
 		}
 		if m == nil {
 			e.wakeGoroutine()
+			c.wokeGoroutines = true
 			continue
 		}
 		if m.slowLeft > 0 {
@@ -286,7 +290,9 @@ func runDue(c *SharedClock, batch []*waitEntry) {
 			continue
 		}
 		if i > 0 && now-start > shareAfter {
-			enqueueAll(inline[i:])
+			if enqueueAll(inline[i:]) {
+				c.wokeGoroutines = true
+			}
 			runtime.Gosched() // as above
 			shared = true
 			break
@@ -326,11 +332,13 @@ func firstMatch(entries []*waitEntry) *Match {
 }
 
 // enqueueAll queues the matches of due entries for the workers, taking each pool's lock once
-// for a run of its matches, and wakes the goroutines of the other entries.
-func enqueueAll(due []*waitEntry) {
+// for a run of its matches, and wakes the goroutines of the other entries; it reports whether
+// it woke any.
+func enqueueAll(due []*waitEntry) (woke bool) {
 	for len(due) > 0 {
 		if due[0].match == nil {
 			due[0].wakeGoroutine()
+			woke = true
 			due = due[1:]
 			continue
 		}
@@ -342,6 +350,7 @@ func enqueueAll(due []*waitEntry) {
 		p.enqueueRun(due[:n])
 		due = due[n:]
 	}
+	return woke
 }
 
 // enqueueRun queues the matches of due entries, all of p, for its workers.
