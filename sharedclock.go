@@ -318,8 +318,11 @@ func (c *SharedClock) wait() {
 // waits for the rest of its deadline on a timer of its own. The pools' matches stay, for
 // Pool.Close to end.
 func (c *SharedClock) releaseLocked() {
-	slots := c.queue
-	c.queue = nil
+	var slots []heapSlot
+	if c.queue.len() > 0 {
+		slots = c.queue.s[heapPad:]
+	}
+	c.queue = deadlineHeap{}
 	for _, slot := range slots {
 		switch e := slot.entry; {
 		case e.match != nil:
@@ -441,45 +444,71 @@ func (c *SharedClock) timerWait(d time.Duration) {
 	}
 }
 
-// deadlineHeap is a 4-ary min-heap of entries by deadline: half as deep as a binary one, and
-// the four children of a slot fill one cache line. The deadlines are kept in the
-// array itself, beside the entries, and the entries do not know whether or where they are in
-// it: a sift, or taking out what is due, moves slots without following a pointer, which with
-// thousands of matches would miss the cache at every step. Taking out an entry that is not due
-// (a wait ended early, a match stopped or paused) searches the array for it: that is rare.
-type deadlineHeap []heapSlot
+// deadlineHeap is a 4-ary min-heap of entries by deadline: half as deep as a binary one. The
+// deadlines are kept in the array itself, beside the entries, and the entries do not know
+// whether or where they are in it: a sift, or taking out what is due, moves slots without
+// following a pointer, which with thousands of matches would miss the cache at every step.
+// Taking out an entry that is not due (a wait ended early, a match stopped or paused) searches
+// the array for it: that is rare.
+//
+// The array begins with heapPad unused slots, so that the four children of a slot, 64 bytes,
+// lie in one cache line where the array is aligned to 64 bytes: otherwise every group of
+// children straddles two lines, and a sift through a heap out of the cache misses twice per
+// level. Go's allocator aligns arrays over 32 KB (heaps of over 2,000 entries) to a page;
+// smaller arrays of pointers begin 8 bytes into their slot, after a header, but they also fit
+// in the processor's cache. Indexes below are into
+// the array: the root is at heapPad, the children of p at 4p-8 to 4p-5, and the parent of c at
+// c/4+2.
+type deadlineHeap struct {
+	s []heapSlot
+}
 
 type heapSlot struct {
 	deadline time.Duration
 	entry    *waitEntry
 }
 
+// heapArity is the number of children of a slot of the heap.
+const heapArity = 4
+
+// heapPad is the number of unused slots before the root.
+const heapPad = heapArity - 1
+
+func heapChild(p int) int  { return heapArity*p - 2*heapArity }
+func heapParent(c int) int { return c/heapArity + 2 }
+
+// len returns the number of entries in the heap.
+func (h *deadlineHeap) len() int { return max(len(h.s)-heapPad, 0) }
+
 func (h *deadlineHeap) push(e *waitEntry) {
-	*h = append(*h, heapSlot{e.deadline, e})
-	h.up(len(*h) - 1)
+	if len(h.s) < heapPad {
+		h.s = append(h.s[:0], make([]heapSlot, heapPad)...)
+	}
+	h.s = append(h.s, heapSlot{e.deadline, e})
+	h.up(len(h.s) - 1)
 }
 
 // remove takes e out of the heap; it reports false if e was not in it.
 func (h *deadlineHeap) remove(e *waitEntry) bool {
-	for i := range *h {
-		if (*h)[i].entry == e {
-			h.removeAt(i)
+	for p := heapPad; p < len(h.s); p++ {
+		if h.s[p].entry == e {
+			h.removeAt(p)
 			return true
 		}
 	}
 	return false
 }
 
-func (h *deadlineHeap) removeAt(i int) {
-	last := len(*h) - 1
-	if i != last {
-		h.swap(i, last)
+func (h *deadlineHeap) removeAt(p int) {
+	last := len(h.s) - 1
+	if p != last {
+		h.swap(p, last)
 	}
-	(*h)[last] = heapSlot{}
-	*h = (*h)[:last]
-	if i != last {
-		h.down(i)
-		h.up(i)
+	h.s[last] = heapSlot{}
+	h.s = h.s[:last]
+	if p != last {
+		h.down(p)
+		h.up(p)
 	}
 }
 
@@ -488,13 +517,13 @@ func (h *deadlineHeap) removeAt(i int) {
 // past a number, it takes the rest in one pass over the array and rebuilds the heap, which
 // costs about one look at each slot.
 func (h *deadlineHeap) popDue(now time.Duration, batch []*waitEntry) []*waitEntry {
-	bulk := max(64, len(*h)/16)
-	for n := 0; len(*h) > 0 && (*h)[0].deadline <= now; n++ {
+	bulk := max(64, h.len()/16)
+	for n := 0; h.len() > 0 && h.s[heapPad].deadline <= now; n++ {
 		if n == bulk {
 			return h.takeDue(now, batch)
 		}
-		batch = append(batch, (*h)[0].entry)
-		h.removeAt(0)
+		batch = append(batch, h.s[heapPad].entry)
+		h.removeAt(heapPad)
 	}
 	return batch
 }
@@ -502,82 +531,82 @@ func (h *deadlineHeap) popDue(now time.Duration, batch []*waitEntry) []*waitEntr
 // takeDue appends to batch every entry due at now, in the order of the array, and rebuilds the
 // heap from the others.
 func (h *deadlineHeap) takeDue(now time.Duration, batch []*waitEntry) []*waitEntry {
-	kept := (*h)[:0]
-	for _, slot := range *h {
+	kept := h.s[:heapPad]
+	for _, slot := range h.s[heapPad:] {
 		if slot.deadline <= now {
 			batch = append(batch, slot.entry)
 		} else {
 			kept = append(kept, slot)
 		}
 	}
-	clear((*h)[len(kept):])
-	*h = kept
-	for i := (len(kept) - 2) / heapArity; i >= 0; i-- {
-		h.down(i)
+	clear(h.s[len(kept):])
+	h.s = kept
+	if last := len(kept) - 1; last > heapPad {
+		for p := heapParent(last); p >= heapPad; p-- {
+			h.down(p)
+		}
 	}
 	return batch
 }
 
-// target returns when the waiter should wake: never with nothing in the heap. On a precise
-// sleep, the latest deadline within res of the earliest, so that one wake-up serves them all
-// and none is woken for early. On a Go timer, which wakes up to timerResolution late by
-// itself, the latest deadline within res-timerResolution of the earliest.
-func (h deadlineHeap) target(res time.Duration, precise bool) time.Duration {
-	if len(h) == 0 {
+// target returns when the waiter should wake: never with nothing in the heap, else the latest
+// deadline within res-late of the earliest, so that one wake-up serves them all and none is
+// woken for early; late is how late the waker may wake by itself (up to a millisecond for a Go
+// timer).
+func (h *deadlineHeap) target(res time.Duration, precise bool) time.Duration {
+	if h.len() == 0 {
 		return never
 	}
 	if !precise {
 		res = max(res-timerResolution, 0)
 	}
-	limit := addSat(h[0].deadline, res)
-	return h.latestUpTo(0, limit, h[0].deadline)
+	first := h.s[heapPad].deadline
+	return h.latestUpTo(heapPad, addSat(first, res), first)
 }
 
-// latestUpTo returns the latest deadline at most limit in the subtree at i, or best if none is
+// latestUpTo returns the latest deadline at most limit in the subtree at p, or best if none is
 // later. A subtree whose root is past limit holds nothing at most limit, so the walk visits
 // only the entries it gathers (and their children): no more than the wake-up will fire.
-func (h deadlineHeap) latestUpTo(i int, limit, best time.Duration) time.Duration {
-	if i >= len(h) || h[i].deadline > limit {
+func (h *deadlineHeap) latestUpTo(p int, limit, best time.Duration) time.Duration {
+	if p >= len(h.s) || h.s[p].deadline > limit {
 		return best
 	}
-	best = max(best, h[i].deadline)
-	for c := heapArity*i + 1; c <= heapArity*i+heapArity; c++ {
+	best = max(best, h.s[p].deadline)
+	for c := heapChild(p); c < heapChild(p)+heapArity; c++ {
 		best = h.latestUpTo(c, limit, best)
 	}
 	return best
 }
 
-// heapArity is the number of children of a slot of the heap.
-const heapArity = 4
-
-func (h deadlineHeap) swap(i, j int) {
-	h[i], h[j] = h[j], h[i]
+func (h *deadlineHeap) swap(i, j int) {
+	h.s[i], h.s[j] = h.s[j], h.s[i]
 }
 
-func (h deadlineHeap) up(i int) {
-	for i > 0 {
-		parent := (i - 1) / heapArity
-		if h[parent].deadline <= h[i].deadline {
+func (h *deadlineHeap) up(p int) {
+	for p > heapPad {
+		parent := heapParent(p)
+		if h.s[parent].deadline <= h.s[p].deadline {
 			return
 		}
-		h.swap(i, parent)
-		i = parent
+		h.swap(p, parent)
+		p = parent
 	}
 }
 
-func (h deadlineHeap) down(i int) {
-	n := len(h)
+func (h *deadlineHeap) down(p int) {
+	n := len(h.s)
 	for {
-		least := i
-		for c := heapArity*i + 1; c <= heapArity*i+heapArity && c < n; c++ {
-			if h[c].deadline < h[least].deadline {
+		least := p
+		first := heapChild(p)
+		for c := first; c < first+heapArity && c < n; c++ {
+			if h.s[c].deadline < h.s[least].deadline {
 				least = c
 			}
 		}
-		if least == i {
+		if least == p {
 			return
 		}
-		h.swap(i, least)
-		i = least
+		h.swap(p, least)
+		p = least
 	}
 }

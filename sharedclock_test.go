@@ -53,13 +53,11 @@ func TestDeadlineHeap(t *testing.T) {
 			}
 			want = want[n:]
 		}
-		if len(h) != len(want) {
-			t.Fatalf("step %d: heap holds %d, want %d", step, len(h), len(want))
+		if h.len() != len(want) {
+			t.Fatalf("step %d: heap holds %d, want %d", step, h.len(), len(want))
 		}
-		for i := 1; i < len(h); i++ {
-			if h[(i-1)/heapArity].deadline > h[i].deadline {
-				t.Fatalf("step %d: slot %d is earlier than its parent", step, i)
-			}
+		if p := heapViolation(&h); p >= 0 {
+			t.Fatalf("step %d: slot %d is earlier than its parent", step, p)
 		}
 	}
 	if h.remove(&waitEntry{}) {
@@ -96,19 +94,29 @@ func TestDeadlineHeapPopMany(t *testing.T) {
 			if !slices.Equal(got, want[:n]) {
 				t.Errorf("size %d, due %d%%: took %d entries, want %d", size, dueShare, len(got), n)
 			}
-			if len(h) != size-n {
-				t.Errorf("size %d, due %d%%: heap holds %d, want %d", size, dueShare, len(h), size-n)
+			if h.len() != size-n {
+				t.Errorf("size %d, due %d%%: heap holds %d, want %d", size, dueShare, h.len(), size-n)
 			}
-			for i := 1; i < len(h); i++ {
-				if h[(i-1)/heapArity].deadline > h[i].deadline {
-					t.Fatalf("size %d, due %d%%: slot %d is earlier than its parent", size, dueShare, i)
-				}
+			if p := heapViolation(&h); p >= 0 {
+				t.Fatalf("size %d, due %d%%: slot %d is earlier than its parent", size, dueShare, p)
 			}
-			if len(h) > 0 && h[0].deadline <= now {
+			if h.len() > 0 && h.s[heapPad].deadline <= now {
 				t.Errorf("size %d, due %d%%: a due entry was left", size, dueShare)
 			}
 		}
 	}
+}
+
+// heapViolation returns the index of a slot of h earlier than its parent, or -1 if there is
+// none. Its indexes are computed from scratch: slot k (from 0) is at heapPad+k, and its parent
+// is slot (k-1)/4.
+func heapViolation(h *deadlineHeap) int {
+	for k := 1; k < h.len(); k++ {
+		if h.s[heapPad+(k-1)/heapArity].deadline > h.s[heapPad+k].deadline {
+			return heapPad + k
+		}
+	}
+	return -1
 }
 
 // TestDeadlineHeapTarget checks that a wake-up gathers the latest deadline within the
@@ -237,7 +245,7 @@ func TestSharedClockWaitLoop(t *testing.T) {
 	heapLen := func() int {
 		c.mu.Lock()
 		defer c.mu.Unlock()
-		return len(c.queue)
+		return c.queue.len()
 	}
 
 	deadline := c.Now() + 2*time.Millisecond
