@@ -70,7 +70,6 @@ type SharedClock struct {
 	pools  map[*Pool]struct{}
 	batch  []*waitEntry // the entries due at the last wake-up, reused
 	ran    []*Match     // the matches the waiter ran at the last wake-up, reused
-	sink   int          // what the waiter loads ahead (see runDue), kept so that the loads stay
 	// perMatch is about what running a pool's match costs the waiter (see runDue).
 	perMatch time.Duration
 	entries  sync.Pool // *waitEntry for WaitUntil
