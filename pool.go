@@ -25,8 +25,8 @@ const shareAfter = 200 * time.Microsecond
 // splitAbove is how long a burst the waiter expects must be for it to share the burst with the
 // workers from the start. Waking a worker costs the process 35-70 µs of CPU on a virtual
 // machine: with 10,000 matches spread over the tick, a wake-up's ~200 matches (~100 µs) are
-// cheaper run by the waiter alone; 1,000 on one grid (~400 µs) are worth two processors.
-const splitAbove = 300 * time.Microsecond
+// cheaper run by the waiter alone; 1,000 on one grid (~300 µs) are worth two processors.
+const splitAbove = 200 * time.Microsecond
 
 // prefetch is how many matches ahead of the one it runs the waiter fetches.
 const prefetch = 3
