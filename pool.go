@@ -129,13 +129,12 @@ func (p *Pool) NewMatch(ctx context.Context, g Game, cfg Config) (*Match, error)
 		return nil, err
 	}
 	m := &Match{
-		pool:   p,
-		game:   g,
-		update: g.Update,
-		sched:  *newSchedule(cfg),
-		ctx:    ctx,
-		done:   make(chan struct{}),
-		ctl:    control{scale: cfg.TimeScale, tickRate: cfg.TickRate},
+		pool:  p,
+		game:  g,
+		sched: *newSchedule(cfg),
+		ctx:   ctx,
+		done:  make(chan struct{}),
+		ctl:   control{scale: cfg.TimeScale, tickRate: cfg.TickRate},
 	}
 	if in, ok := g.(InputHandler); ok {
 		m.input = in.Input
@@ -484,7 +483,6 @@ type Match struct {
 	ticks    atomic.Uint64 // ticks run, for Stats
 	lastPass atomic.Int64  // the time of the last pass, for Stats
 	pool     *Pool
-	update   func(*Update) error
 	due      time.Duration
 	ev       Update
 	sched    Schedule
@@ -786,7 +784,7 @@ func (m *Match) pass(now time.Duration) (next time.Duration, ended bool) {
 		m.due = m.sched.realDueLast()
 		m.ev = Update{Tick: tick, DT: m.sched.Step(), Seconds: m.sched.StepSeconds()}
 		m.ticks.Add(1)
-		if err := call(m.update, &m.ev, "Update at tick", tick); err != nil {
+		if err := callUpdate(m.game, &m.ev); err != nil {
 			return 0, m.fail(err)
 		}
 	}

@@ -83,16 +83,37 @@ var errStopped = errors.New("gameloop: stopped by the game")
 func call[E any](f func(E) error, ev E, where string, n uint64) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			err = &PanicError{Value: v, Stack: debug.Stack(), Where: fmt.Sprintf("%s %d", where, n)}
+			err = panicked(v, where, n)
 		}
 	}()
-	if err := f(ev); err != nil {
-		if errors.Is(err, ErrStop) {
-			return errStopped
+	return callResult(f(ev), where, n)
+}
+
+// callUpdate is call for g.Update, through the interface: a pool, with thousands of matches out
+// of the cache, saves fetching a method value's closure on every pass.
+func callUpdate(g Game, u *Update) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = panicked(v, "Update at tick", u.Tick)
 		}
-		return fmt.Errorf("gameloop: %s %d: %w", where, n, err)
+	}()
+	return callResult(g.Update(u), "Update at tick", u.Tick)
+}
+
+// panicked is the error of a panic in a callback.
+func panicked(v any, where string, n uint64) error {
+	return &PanicError{Value: v, Stack: debug.Stack(), Where: fmt.Sprintf("%s %d", where, n)}
+}
+
+// callResult is the error call returns for what a callback returned.
+func callResult(err error, where string, n uint64) error {
+	if err == nil {
+		return nil
 	}
-	return nil
+	if errors.Is(err, ErrStop) {
+		return errStopped
+	}
+	return fmt.Errorf("gameloop: %s %d: %w", where, n, err)
 }
 
 // PanicError is a panic in a game's callback, recovered by Run.
