@@ -473,8 +473,8 @@ const heapArity = 4
 // heapPad is the number of unused slots before the root.
 const heapPad = heapArity - 1
 
-func heapChild(p int) int  { return heapArity*p - 2*heapArity }
-func heapParent(c int) int { return c/heapArity + 2 }
+func heapChild(p int) int  { return heapArity*p - heapPad*heapPad + 1 }
+func heapParent(c int) int { return (c-1-heapPad)/heapArity + heapPad }
 
 // len returns the number of entries in the heap.
 func (h *deadlineHeap) len() int { return max(len(h.s)-heapPad, 0) }
