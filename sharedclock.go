@@ -31,11 +31,12 @@ type SharedClockOptions struct {
 	// waiter's CPU is about its wake-ups per second times that cost, and a coarser resolution
 	// means fewer of them. No deadline is ever woken for early. 0 means DefaultResolution.
 	//
-	// From a millisecond up (Go's timer resolution on Linux), the waiter sleeps on a Go timer;
-	// below it, on Linux, it sleeps with an absolute clock_nanosleep for the last stretch,
-	// which is precise to tens of µs but cannot be interrupted: a new deadline earlier than the
-	// one being slept for can then be served up to about 2 ms late. Elsewhere a resolution
-	// under a millisecond acts as one millisecond.
+	// From a millisecond up (Go's timer resolution on Linux), while loops' goroutines wait on
+	// the clock, the waiter sleeps on a Go timer, so that they can run on its processor. Below
+	// a millisecond, and whenever only pools' matches wait, it sleeps on Linux with an absolute
+	// clock_nanosleep for the last stretch, which is precise to tens of µs but cannot be
+	// interrupted: a new deadline earlier than the one being slept for can then be served up
+	// to about 2 ms late. Elsewhere a resolution under a millisecond acts as one millisecond.
 	Resolution time.Duration
 }
 
