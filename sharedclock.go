@@ -324,13 +324,10 @@ func (c *SharedClock) releaseLocked() {
 	}
 	c.queue = deadlineHeap{}
 	for _, slot := range slots {
-		switch e := slot.entry; {
-		case e.match != nil:
+		if e := slot.entry; e.match != nil {
 			c.queue.push(e)
-		case e.wake != nil:
-			e.fire()
-		default:
-			e.ready <- struct{}{}
+		} else {
+			e.wakeGoroutine()
 		}
 	}
 }
