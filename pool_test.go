@@ -172,10 +172,26 @@ func TestMatchPassCancelledBetweenUpdates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m.sched.start(0)
-	if _, ended := m.pass(time.Hour); !ended || !errors.Is(m.err, context.Canceled) || last != 10 {
+	// The match as the waiter holds it while it runs a pass: started, and taken out of the
+	// heap (its start is far off, so that the waiter leaves it alone). The cancellation then
+	// only marks it kicked, as it would a running match, and the pass sees the context.
+	start := c.Now() + time.Hour
+	m.StartAt(start)
+	c.mu.Lock()
+	if !c.queue.remove(&m.entry) {
+		c.mu.Unlock()
+		t.Fatal("the match is not in the heap")
+	}
+	c.mu.Unlock()
+	_, ended := m.pass(start + time.Hour)
+	if !ended || !errors.Is(m.err, context.Canceled) || last != 10 {
 		t.Errorf("pass owing 3.6 million ticks, cancelled at tick 10: ended %v, err %v, last tick %d", ended, m.err, last)
 	}
+	// End it as the waiter would, so that closing the clock does not wait for it.
+	c.mu.Lock()
+	m.state = matchEnded
+	c.mu.Unlock()
+	m.finish()
 }
 
 // TestPool runs matches on a pool: they tick, take input, pause, and end by ErrStop, by their
