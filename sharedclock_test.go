@@ -346,3 +346,21 @@ func waitGoroutines(t *testing.T, n int) {
 	}
 	t.Errorf("%d goroutines left, %d before:\n%s", runtime.NumGoroutine(), n, dump)
 }
+
+// TestTickPeriod checks the waiter's ticker period: positive, never more than the resolution
+// (a deadline would wait longer than the resolution for the tick alone), and leaving at least
+// most of a millisecond to the Go timers' own lateness from 1 ms up.
+func TestTickPeriod(t *testing.T) {
+	for res := timerResolution; res <= time.Second; res += 50 * time.Microsecond {
+		p := tickPeriod(res)
+		if p <= 0 || p > res {
+			t.Fatalf("tickPeriod(%v) = %v: want in (0, %v]", res, p, res)
+		}
+		if res-p < timerResolution*3/4 && p > res/4 {
+			t.Fatalf("tickPeriod(%v) = %v leaves %v for the timers' lateness", res, p, res-p)
+		}
+	}
+	if got := tickPeriod(time.Millisecond); got != 250*time.Microsecond {
+		t.Errorf("tickPeriod(1ms) = %v, want 250µs", got)
+	}
+}
