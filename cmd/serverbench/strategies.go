@@ -106,46 +106,56 @@ func dueAt(epoch time.Duration, n uint64, hz int) time.Duration {
 // (a moment ago), so that the grids of the matches are spread exactly as their starts are, as
 // a pool's are, however late each goroutine began. The loop is its only user.
 type epoch struct {
-	inner  func() time.Duration
 	offset time.Duration // the bench's time minus the clock's
 	at     time.Duration // the start, in the bench's time
 	known  bool
 }
 
-func (e *epoch) now() time.Duration {
-	if !e.known {
-		e.known = true
-		return min(e.at-e.offset, e.inner())
-	}
-	return e.inner()
+// first returns the loop's first reading of a clock that reads now.
+func (e *epoch) first(now time.Duration) time.Duration {
+	e.known = true
+	return min(e.at-e.offset, now)
 }
 
-// sharedEpochClock is a SharedClock that tells its loop's epoch.
+// sharedEpochClock is a SharedClock that tells its loop's epoch. It is one allocation with
+// the match's game, and reads the clock without a closure: a server's loop would be given the
+// SharedClock itself, and the harness should cost the loop no more cache lines than that.
 type sharedEpochClock struct {
 	*gameloop.SharedClock
-	ep *epoch
+	ep epoch
 }
 
-func (c sharedEpochClock) Now() time.Duration { return c.ep.now() }
+func (c *sharedEpochClock) Now() time.Duration {
+	if !c.ep.known {
+		return c.ep.first(c.SharedClock.Now())
+	}
+	return c.SharedClock.Now()
+}
 
 // systemEpochClock is a SystemClock that tells its loop's epoch. Embedding the clock keeps
 // what the loop does with a SystemClock (it warms up while the pacer spins).
 type systemEpochClock struct {
 	*gameloop.SystemClock
-	ep *epoch
+	ep epoch
 }
 
-func (c systemEpochClock) Now() time.Duration { return c.ep.now() }
+func (c *systemEpochClock) Now() time.Duration {
+	if !c.ep.known {
+		return c.ep.first(c.SystemClock.Now())
+	}
+	return c.SystemClock.Now()
+}
 
-// loopMatch is the game of a match run by a Loop.
+// loopMatch is the game of a match run by a Loop: it reads the time from its loop's clock.
 type loopMatch struct {
-	b  *bench
-	i  int
-	ep *epoch
+	b     *bench
+	i     int
+	clock gameloop.Clock
+	ep    *epoch
 }
 
 func (g *loopMatch) Update(u *gameloop.Update) error {
-	begun := g.ep.inner() + g.ep.offset
+	begun := g.clock.Now() + g.ep.offset
 	g.b.rec.tick(g.i, dueAt(g.ep.at, u.Tick, g.b.hz), begun)
 	g.b.update(g.i)
 	return nil
@@ -153,39 +163,50 @@ func (g *loopMatch) Update(u *gameloop.Update) error {
 
 // runLoops runs a Loop per match, each on a SystemClock of its own, as Config's default is.
 func runLoops(ctx context.Context, b *bench) error {
-	return runLoopsOn(ctx, b, func() (gameloop.Clock, *epoch) {
-		sc := gameloop.NewSystemClock()
-		ep := &epoch{inner: sc.Now}
-		return systemEpochClock{sc, ep}, ep
+	return runLoopsOn(ctx, b, func(i int) *loopMatch {
+		c := &systemEpochClock{SystemClock: gameloop.NewSystemClock()}
+		c.ep = b.epochOf(i, c.SystemClock.Now())
+		return &loopMatch{b: b, i: i, clock: c, ep: &c.ep}
 	})
+}
+
+// sharedMatch is a match's game and its clock, in one allocation.
+type sharedMatch struct {
+	loopMatch
+	c sharedEpochClock
 }
 
 // runShared runs a Loop per match, all on one SharedClock.
 func runShared(ctx context.Context, b *bench) error {
 	shared := gameloop.NewSharedClock(&gameloop.SharedClockOptions{Resolution: b.resolution})
 	defer shared.Close()
-	return runLoopsOn(ctx, b, func() (gameloop.Clock, *epoch) {
-		ep := &epoch{inner: shared.Now}
-		return sharedEpochClock{shared, ep}, ep
+	return runLoopsOn(ctx, b, func(i int) *loopMatch {
+		m := &sharedMatch{c: sharedEpochClock{SharedClock: shared, ep: b.epochOf(i, shared.Now())}}
+		m.loopMatch = loopMatch{b: b, i: i, clock: &m.c, ep: &m.c.ep}
+		return &m.loopMatch
 	})
 }
 
-// runLoopsOn runs a Loop per match in a goroutine of its own, each on a clock newClock makes.
-func runLoopsOn(ctx context.Context, b *bench, newClock func() (gameloop.Clock, *epoch)) error {
+// epochOf returns the epoch of match i on a clock that reads now.
+func (b *bench) epochOf(i int, now time.Duration) epoch {
+	return epoch{offset: time.Since(b.base) - now, at: b.starts[i]}
+}
+
+// runLoopsOn runs a Loop per match in a goroutine of its own, each with the game, and the
+// clock, that newMatch makes.
+func runLoopsOn(ctx context.Context, b *bench, newMatch func(i int) *loopMatch) error {
 	var wg sync.WaitGroup
 	errs := make([]error, b.matches)
 	wg.Add(b.matches)
 	b.startEach(func(i int) {
 		go func() {
 			defer wg.Done()
-			clock, ep := newClock()
-			ep.offset, ep.at = time.Since(b.base)-ep.inner(), b.starts[i]
-			loop, err := gameloop.New(gameloop.Config{TickRate: b.hz, Clock: clock})
+			g := newMatch(i)
+			loop, err := gameloop.New(gameloop.Config{TickRate: b.hz, Clock: g.clock})
 			if err != nil {
 				errs[i] = err
 				return
 			}
-			g := &loopMatch{b: b, i: i, ep: ep}
 			if err := loop.Run(ctx, g); err != nil && ctx.Err() == nil {
 				errs[i] = err
 			}
