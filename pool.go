@@ -191,7 +191,7 @@ func (p *Pool) worker() {
 	}
 }
 
-// runChunk runs a pass of each of ms, one after another, and puts back in the heap those that
+// runChunk runs a pass of each of ms, one after another, and puts back in the clock's queue those that
 // go on, under one lock. If a pass turns out slow, it hands the rest back to the queue, so that
 // they are not held up behind it.
 func (p *Pool) runChunk(ms []*Match) {
@@ -466,7 +466,7 @@ type Match struct {
 	// The fields a pass touches come first, so that they share as few cache lines as they
 	// can: with thousands of matches, each pass begins with its match out of the cache.
 
-	// The heap entry and the state, guarded by the clock's mu.
+	// The queue's entry and the state, guarded by the clock's mu.
 	entry  waitEntry
 	state  matchState
 	kicked bool // a control change came while the match ran: run it again at once
@@ -520,8 +520,8 @@ type matchState uint8
 
 const (
 	matchNew matchState = iota // not started
-	// matchWaiting: in the clock's heap, or taken out of it by the waiter, and queued or running
-	// (the waiter does not touch a match before it runs it: see deadlineHeap).
+	// matchWaiting: in the clock's queue, or taken out of it by the waiter, and queued or running
+	// (the waiter does not touch a match before it runs it: see deadlineQueue).
 	matchWaiting
 	matchParked  // nothing due (paused, time scale 0): waits for a control change
 	matchRunning // being ended by kick
@@ -652,7 +652,7 @@ func (m *Match) kick() {
 	c.wakeWaiter()
 }
 
-// run runs one pass of the match, then puts it back in the heap, or ends it.
+// run runs one pass of the match, then puts it back in the clock's queue, or ends it.
 func (m *Match) run() {
 	if ok, _ := m.runPass(m.pool.clock.Now()); !ok {
 		return
@@ -692,7 +692,7 @@ func (m *Match) runPass(start time.Duration) (ok bool, end time.Duration) {
 	return true, end
 }
 
-// requeueLocked puts the match back in the clock's heap after a pass, with the clock's mu held.
+// requeueLocked puts the match back in the clock's queue after a pass, with the clock's mu held.
 // It reports whether its deadline comes before what the waiter sleeps for, and whether the
 // clock has closed, in which case the match has ended and the caller must finish it.
 func (m *Match) requeueLocked() (earlier, closed bool) {
@@ -716,7 +716,7 @@ func (m *Match) requeueLocked() (earlier, closed bool) {
 	return next < c.target, false
 }
 
-// requeue puts back in the heap the matches the waiter ran, under one lock.
+// requeue puts back in the clock's queue the matches the waiter ran, under one lock.
 func (c *SharedClock) requeue(ran []*Match) {
 	if len(ran) == 0 {
 		return

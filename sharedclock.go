@@ -43,7 +43,7 @@ type SharedClockOptions struct {
 // SharedClock is a clock that many loops share, for a server that runs many matches in one
 // process: each match has its own Loop (Config.Clock set to the shared clock), with the whole
 // Loop API, but the loops do not each keep a thread busy pacing their deadlines. They all wait
-// through one timer heap and one waiter goroutine, which sleeps until the earliest deadline
+// through one timer queue and one waiter goroutine, which sleeps until the earliest deadline
 // (and as far past it as the resolution allows, to gather others), then wakes every loop whose
 // deadline has come. A Pool runs matches on the same waiter without a goroutine each.
 //
@@ -65,7 +65,7 @@ type SharedClock struct {
 	precise func(target time.Duration)
 
 	mu     sync.Mutex
-	queue  deadlineHeap
+	queue  deadlineQueue
 	target time.Duration // what the waiter sleeps for now; never while it runs
 	closed bool
 	pools  map[*Pool]struct{}
@@ -91,7 +91,7 @@ type SharedClock struct {
 	wokeGoroutines bool
 }
 
-// waitEntry is one deadline in the heap: a goroutine blocked in WaitUntil (ready), a Loop's
+// waitEntry is one deadline in the queue: a goroutine blocked in WaitUntil (ready), a Loop's
 // wait (wake, see waitLoop), or a pool's match (match).
 type waitEntry struct {
 	deadline time.Duration
@@ -228,7 +228,7 @@ func (c *SharedClock) waitLoop(e *waitEntry, deadline time.Duration, wake chan s
 	}
 }
 
-// add puts e in the heap and wakes the waiter if e comes before what it sleeps for. It reports
+// add puts e in the queue and wakes the waiter if e comes before what it sleeps for. It reports
 // false, doing nothing, once the clock is closed.
 func (c *SharedClock) add(e *waitEntry) bool {
 	c.mu.Lock()
@@ -245,7 +245,7 @@ func (c *SharedClock) add(e *waitEntry) bool {
 	return true
 }
 
-// remove takes e out of the heap; it reports false if e was not in it (the waiter fired it).
+// remove takes e out of the queue; it reports false if e was not in it (the waiter fired it).
 func (c *SharedClock) remove(e *waitEntry) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -314,17 +314,12 @@ func (c *SharedClock) wait() {
 	}
 }
 
-// releaseLocked wakes every goroutine still waiting in the heap, once the clock is closed: each
+// releaseLocked wakes every goroutine still waiting in the queue, once the clock is closed: each
 // waits for the rest of its deadline on a timer of its own. The pools' matches stay, for
 // Pool.Close to end.
 func (c *SharedClock) releaseLocked() {
-	var slots []heapSlot
-	if c.queue.len() > 0 {
-		slots = c.queue.s[heapPad:]
-	}
-	c.queue = deadlineHeap{}
-	for _, slot := range slots {
-		if e := slot.entry; e.match != nil {
+	for _, e := range c.queue.takeAll(nil) {
+		if e.match != nil {
 			c.queue.push(e)
 		} else {
 			e.wakeGoroutine()
@@ -433,7 +428,7 @@ const isolatedLead = 100 * time.Microsecond
 // that: with the ticker's period at res, 1,000 matches at 60 Hz on a 2-core virtual machine
 // had their ticks begin 2.0 ms late at p99, against 1.4 ms for a time.Ticker per match. The
 // period leaves most of res to the timers' own lateness; a tick that comes while nothing is
-// due costs the waiter a look at its heap, and no thread wakes up for it while the threads
+// due costs the waiter a look at its queue, and no thread wakes up for it while the threads
 // sleep in the runtime's poller, whose sleeps last a millisecond at the least.
 func tickPeriod(res time.Duration) time.Duration {
 	return max(res-timerResolution*3/4, res/4)
@@ -453,7 +448,8 @@ func (c *SharedClock) timerWait(d time.Duration) {
 	}
 }
 
-// deadlineHeap is a 4-ary min-heap of entries by deadline: half as deep as a binary one. The
+// deadlineHeap is a 4-ary min-heap of entries by deadline (the part of a deadlineQueue out of
+// order): half as deep as a binary one. The
 // deadlines are kept in the array itself, beside the entries, and the entries do not know
 // whether or where they are in it: a sift, or taking out what is due, moves slots without
 // following a pointer, which with thousands of matches would miss the cache at every step.

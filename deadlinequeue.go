@@ -1,0 +1,163 @@
+package gameloop
+
+import "time"
+
+// deadlineQueue is the SharedClock's timer structure: a run of entries in order of deadline,
+// beside a deadlineHeap for the rest.
+//
+// Most deadlines come in order. A match or a loop waits for its next tick, one period after the
+// tick it has just run, and the ticks run in order of deadline, so that with every match at one
+// rate the new deadlines come later than all those waiting: they go on the end of the run, and
+// the due ones come off its front, in order, with no sift through a heap (with 10,000 matches
+// the heap's sifts were a sixth of a pool's CPU, as each level of the heap missed the cache) and
+// with the memory read in sequence. A deadline a little earlier than the last of the run goes
+// in its place near the end (see insertSpan); one earlier still (another rate, a resumed or new
+// match) goes in the heap, so the queue is never much worse than the heap alone.
+//
+// Taking out an entry that is not due searches the run, then the heap, and leaves a hole in
+// the run (an entry of nil) that the front skips: that is rare.
+type deadlineQueue struct {
+	run   []heapSlot // a ring: the run is run[head], run[head+1], ... (mod len), n slots
+	head  int
+	n     int // slots in the run, holes included
+	holes int
+	heap  deadlineHeap
+}
+
+// len returns the number of entries in the queue.
+func (q *deadlineQueue) len() int { return q.n - q.holes + q.heap.len() }
+
+// slot returns the i-th slot of the run, from its front.
+func (q *deadlineQueue) slot(i int) *heapSlot { return &q.run[(q.head+i)&(len(q.run)-1)] }
+
+func (q *deadlineQueue) push(e *waitEntry) {
+	// Where in the run e goes: after the last slot not later than it, if that is among the
+	// last insertSpan.
+	p := q.n
+	for p > 0 && q.slot(p-1).deadline > e.deadline {
+		if p == q.n-insertSpan {
+			q.heap.push(e)
+			return
+		}
+		p--
+	}
+	if q.n == len(q.run) {
+		q.grow()
+	}
+	for i := q.n; i > p; i-- {
+		*q.slot(i) = *q.slot(i - 1)
+	}
+	*q.slot(p) = heapSlot{e.deadline, e}
+	q.n++
+}
+
+// insertSpan is how far from the end of the run a deadline out of order may go in it, moving
+// the slots after it: the matches a pool's workers run, and loops that finish their passes on
+// two processors, put their next deadlines back a little out of order. Further out, it goes in
+// the heap.
+const insertSpan = 32
+
+// grow doubles the ring (its length stays a power of two), the run at its start.
+func (q *deadlineQueue) grow() {
+	run := make([]heapSlot, max(64, 2*len(q.run)))
+	for i := range q.n {
+		run[i] = *q.slot(i)
+	}
+	q.run, q.head = run, 0
+}
+
+// remove takes e out of the queue; it reports false if e was not in it.
+func (q *deadlineQueue) remove(e *waitEntry) bool {
+	for i := range q.n {
+		if s := q.slot(i); s.entry == e {
+			s.entry = nil
+			q.holes++
+			q.trim()
+			return true
+		}
+	}
+	return q.heap.remove(e)
+}
+
+// trim drops the holes at the front and the back of the run. A hole's deadline still orders
+// the run, but the front must be an entry for popDue and target, and holes at the back would
+// only take room.
+func (q *deadlineQueue) trim() {
+	for q.n > 0 && q.slot(0).entry == nil {
+		*q.slot(0) = heapSlot{}
+		q.head = (q.head + 1) & (len(q.run) - 1)
+		q.n--
+		q.holes--
+	}
+	for q.n > 0 && q.slot(q.n-1).entry == nil {
+		*q.slot(q.n - 1) = heapSlot{}
+		q.n--
+		q.holes--
+	}
+}
+
+// popDue appends to batch, and takes out of the queue, every entry due at now: those of the
+// run in order of deadline, then those of the heap.
+func (q *deadlineQueue) popDue(now time.Duration, batch []*waitEntry) []*waitEntry {
+	for q.n > 0 {
+		s := q.slot(0)
+		if s.deadline > now {
+			break
+		}
+		batch = append(batch, s.entry)
+		*s = heapSlot{}
+		q.head = (q.head + 1) & (len(q.run) - 1)
+		q.n--
+		q.trim() // the next hole, if any, is at the front now
+	}
+	return q.heap.popDue(now, batch)
+}
+
+// target returns what the waiter should sleep until: the latest deadline no later than res past
+// the earliest (see deadlineHeap.target), or never for an empty queue.
+func (q *deadlineQueue) target(res time.Duration, precise bool) time.Duration {
+	if !precise {
+		res = max(res-timerResolution, 0)
+	}
+	first := never
+	if q.n > 0 {
+		first = q.slot(0).deadline
+	}
+	if q.heap.len() > 0 {
+		first = min(first, q.heap.s[heapPad].deadline)
+	}
+	if first == never {
+		return never
+	}
+	limit := addSat(first, res)
+	best := first
+	for i := 0; i < q.n; i++ {
+		s := q.slot(i)
+		if s.deadline > limit {
+			break
+		}
+		if s.entry != nil {
+			best = s.deadline
+		}
+	}
+	if q.heap.len() > 0 {
+		best = q.heap.latestUpTo(heapPad, limit, best)
+	}
+	return best
+}
+
+// takeAll appends every entry of the queue to dst, and empties the queue.
+func (q *deadlineQueue) takeAll(dst []*waitEntry) []*waitEntry {
+	for i := range q.n {
+		if e := q.slot(i).entry; e != nil {
+			dst = append(dst, e)
+		}
+	}
+	if q.heap.len() > 0 {
+		for _, s := range q.heap.s[heapPad:] {
+			dst = append(dst, s.entry)
+		}
+	}
+	*q = deadlineQueue{}
+	return dst
+}
