@@ -450,8 +450,9 @@ func (c *SharedClock) timerWait(d time.Duration) {
 
 // deadlineHeap is a 4-ary min-heap of entries by deadline (the part of a deadlineQueue out of
 // order): half as deep as a binary one. The deadlines are kept in the array itself, beside the
-// entries, and the entries do not know whether or where they are in it: a sift, or taking out what is due, moves slots without
-// following a pointer, which with thousands of matches would miss the cache at every step.
+// entries, and the entries do not know whether or where they are in it: a sift, or taking out
+// what is due, moves slots without following a pointer, which with thousands of matches would
+// miss the cache at every step.
 // Taking out an entry that is not due (a wait ended early, a match stopped or paused) searches
 // the array for it: that is rare.
 //
