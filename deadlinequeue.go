@@ -14,8 +14,9 @@ import "time"
 // in its place near the end (see insertSpan); one earlier still (another rate, a resumed or new
 // match) goes in the heap, so the queue is never much worse than the heap alone.
 //
-// Taking out an entry that is not due searches the run, then the heap, and leaves a hole in
-// the run (an entry of nil) that the front skips: that is rare.
+// Taking out an entry that is not due (a wait ended early, a match stopped or paused) finds it in
+// the run by its deadline, or searches the heap, and leaves a hole in the run (an entry of nil)
+// that the front skips.
 type deadlineQueue struct {
 	run   []heapSlot // a ring: the run is run[head], run[head+1], ... (mod len), n slots
 	head  int
@@ -66,9 +67,20 @@ func (q *deadlineQueue) grow() {
 	q.run, q.head = run, 0
 }
 
-// remove takes e out of the queue; it reports false if e was not in it.
+// remove takes e out of the queue; it reports false if e was not in it. In the run, it looks
+// for e by its deadline (the run is in order), so that ending thousands of matches at once
+// does not search the run for each.
 func (q *deadlineQueue) remove(e *waitEntry) bool {
-	for i := range q.n {
+	// The first slot not earlier than e, then the slots with e's deadline.
+	lo, hi := 0, q.n
+	for lo < hi {
+		if mid := int(uint(lo+hi) >> 1); q.slot(mid).deadline < e.deadline {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	for i := lo; i < q.n && q.slot(i).deadline == e.deadline; i++ {
 		if s := q.slot(i); s.entry == e {
 			s.entry = nil
 			q.holes++
