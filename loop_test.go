@@ -771,10 +771,10 @@ func TestWarmUpChangesNothing(t *testing.T) {
 		if _, ok := ev.(*Idle); !ok {
 			continue
 		}
-		sched, frames, evUpdate := *l.sched, l.frames, l.evUpdate
+		sched, frames, evUpdate := l.sched, l.frames, l.evUpdate
 		l.warmUp()
-		if *l.sched != sched || l.frames != frames || l.evUpdate != evUpdate {
-			t.Fatalf("warmUp changed the loop:\nschedule %+v\n    then %+v\nframes %+v then %+v", sched, *l.sched, frames, l.frames)
+		if l.sched != sched || l.frames != frames || l.evUpdate != evUpdate {
+			t.Fatalf("warmUp changed the loop:\nschedule %+v\n    then %+v\nframes %+v then %+v", sched, l.sched, frames, l.frames)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 )
 
 // Stats is a snapshot of what a loop has done, for a status line, a log or a benchmark.
@@ -48,6 +49,7 @@ const minFramesForRate = 5
 // the end of a rate window), so that Stats can be called from any goroutine at little cost to
 // the loop.
 type statsState struct {
+	// What every pass touches comes first (statsHotBytes).
 	ticks, frames atomic.Uint64
 	now           atomic.Int64
 
@@ -57,17 +59,22 @@ type statsState struct {
 	frameTimes []atomic.Int64
 	frameTop   int
 	frameTimeN atomic.Int64
+	started    bool
+	winStart   time.Duration
 
 	mu                    sync.Mutex
 	skipped, droppedTicks uint64
 	droppedTime, lastDrop time.Duration
-	anyDrop, started      bool
-	start, winStart       time.Duration
+	anyDrop               bool
+	start                 time.Duration
 	winTicks0, winFrames0 uint64 // the counters when the rate window began
 	fps, tps              float64
 	windowDone            bool            // a whole rate window has been measured
 	scratch               []time.Duration // room to sort the frame intervals, under mu
 }
+
+// statsHotBytes is how much of the start of a statsState a pass touches.
+const statsHotBytes = unsafe.Offsetof(statsState{}.mu)
 
 func (s *statsState) init(samples int) {
 	s.frameTimes = make([]atomic.Int64, samples)
