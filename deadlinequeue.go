@@ -125,8 +125,10 @@ func (q *deadlineQueue) popDue(now time.Duration, batch []*waitEntry) []*waitEnt
 	return q.heap.popDue(now, batch)
 }
 
-// target returns what the waiter should sleep until: the latest deadline no later than res past
-// the earliest (see deadlineHeap.target), or never for an empty queue.
+// target returns when the waiter should wake: never with nothing in the queue, else the latest
+// deadline within res-late of the earliest, so that one wake-up serves them all and none is
+// woken for early; late is how late the waker may wake by itself (up to a millisecond for a Go
+// timer, none for a precise sleep).
 func (q *deadlineQueue) target(res time.Duration, precise bool) time.Duration {
 	if !precise {
 		res = max(res-timerResolution, 0)

@@ -554,21 +554,6 @@ func (h *deadlineHeap) takeDue(now time.Duration, batch []*waitEntry) []*waitEnt
 	return batch
 }
 
-// target returns when the waiter should wake: never with nothing in the heap, else the latest
-// deadline within res-late of the earliest, so that one wake-up serves them all and none is
-// woken for early; late is how late the waker may wake by itself (up to a millisecond for a Go
-// timer).
-func (h *deadlineHeap) target(res time.Duration, precise bool) time.Duration {
-	if h.len() == 0 {
-		return never
-	}
-	if !precise {
-		res = max(res-timerResolution, 0)
-	}
-	first := h.s[heapPad].deadline
-	return h.latestUpTo(heapPad, addSat(first, res), first)
-}
-
 // latestUpTo returns the latest deadline at most limit in the subtree at p, or best if none is
 // later. A subtree whose root is past limit holds nothing at most limit, so the walk visits
 // only the entries it gathers (and their children): no more than the wake-up will fire.

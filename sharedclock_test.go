@@ -119,9 +119,10 @@ func heapViolation(h *deadlineHeap) int {
 	return -1
 }
 
-// TestDeadlineHeapTarget checks that a wake-up gathers the latest deadline within the
-// resolution of the earliest, and never one past it.
-func TestDeadlineHeapTarget(t *testing.T) {
+// TestDeadlineQueueTarget checks that a wake-up gathers the latest deadline within the
+// resolution of the earliest, and never one past it, with the deadlines pushed in order and
+// latest first (each then goes in the run before the others).
+func TestDeadlineQueueTarget(t *testing.T) {
 	us := time.Microsecond
 	tests := []struct {
 		name      string
@@ -142,12 +143,18 @@ func TestDeadlineHeapTarget(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var h deadlineHeap
-			for _, d := range slices.Backward(tt.deadlines) {
-				h.push(&waitEntry{deadline: d})
+			var inOrder, backward deadlineQueue
+			for _, d := range tt.deadlines {
+				inOrder.push(&waitEntry{deadline: d})
 			}
-			if got := h.target(tt.res, tt.precise); got != tt.want {
-				t.Errorf("target = %v, want %v", got, tt.want)
+			for _, d := range slices.Backward(tt.deadlines) {
+				backward.push(&waitEntry{deadline: d})
+			}
+			if got := inOrder.target(tt.res, tt.precise); got != tt.want {
+				t.Errorf("target = %v, want %v (pushed in order)", got, tt.want)
+			}
+			if got := backward.target(tt.res, tt.precise); got != tt.want {
+				t.Errorf("target = %v, want %v (pushed latest first)", got, tt.want)
 			}
 		})
 	}
