@@ -111,10 +111,13 @@ type epoch struct {
 	known  bool
 }
 
-// first returns the loop's first reading of a clock that reads now.
-func (e *epoch) first(now time.Duration) time.Duration {
-	e.known = true
-	return min(e.at-e.offset, now)
+// now returns what the loop reads from a clock that reads t: the start at its first reading.
+func (e *epoch) now(t time.Duration) time.Duration {
+	if !e.known {
+		e.known = true
+		return min(e.at-e.offset, t)
+	}
+	return t
 }
 
 // sharedEpochClock is a SharedClock that tells its loop's epoch. It is one allocation with
@@ -125,12 +128,7 @@ type sharedEpochClock struct {
 	ep epoch
 }
 
-func (c *sharedEpochClock) Now() time.Duration {
-	if !c.ep.known {
-		return c.ep.first(c.SharedClock.Now())
-	}
-	return c.SharedClock.Now()
-}
+func (c *sharedEpochClock) Now() time.Duration { return c.ep.now(c.SharedClock.Now()) }
 
 // systemEpochClock is a SystemClock that tells its loop's epoch. Embedding the clock keeps
 // what the loop does with a SystemClock (it warms up while the pacer spins).
@@ -139,12 +137,7 @@ type systemEpochClock struct {
 	ep epoch
 }
 
-func (c *systemEpochClock) Now() time.Duration {
-	if !c.ep.known {
-		return c.ep.first(c.SystemClock.Now())
-	}
-	return c.SystemClock.Now()
-}
+func (c *systemEpochClock) Now() time.Duration { return c.ep.now(c.SystemClock.Now()) }
 
 // loopMatch is the game of a match run by a Loop: it reads the time from its loop's clock.
 type loopMatch struct {
