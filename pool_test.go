@@ -197,8 +197,15 @@ func TestMatchPassCancelledBetweenUpdates(t *testing.T) {
 // TestPool runs matches on a pool: they tick, take input, pause, and end by ErrStop, by their
 // context, by Stop and by Close, each with its own Err, leaving no goroutine behind.
 func TestPool(t *testing.T) {
+	t.Run("default", func(t *testing.T) { testPool(t, &SharedClockOptions{Resolution: 200 * time.Microsecond}) })
+	t.Run("spin", func(t *testing.T) {
+		testPool(t, &SharedClockOptions{Resolution: 200 * time.Microsecond, Spin: true})
+	})
+}
+
+func testPool(t *testing.T, opts *SharedClockOptions) {
 	before := runtime.NumGoroutine()
-	c := NewSharedClock(&SharedClockOptions{Resolution: 200 * time.Microsecond})
+	c := NewSharedClock(opts)
 	p := NewPool(c, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -163,9 +163,16 @@ func TestDeadlineQueueTarget(t *testing.T) {
 // TestSharedClockWaitUntil has many goroutines wait for random deadlines, some of them woken
 // early: none returns before its deadline unless woken, and every wait ends.
 func TestSharedClockWaitUntil(t *testing.T) {
-	for _, res := range []time.Duration{200 * time.Microsecond, time.Millisecond, 3 * time.Millisecond} {
-		t.Run(res.String(), func(t *testing.T) {
-			c := NewSharedClock(&SharedClockOptions{Resolution: res})
+	for _, opts := range []SharedClockOptions{
+		{Resolution: 200 * time.Microsecond}, {Resolution: time.Millisecond}, {Resolution: 3 * time.Millisecond},
+		{Resolution: 200 * time.Microsecond, Spin: true}, {Resolution: 3 * time.Millisecond, Spin: true},
+	} {
+		name := opts.Resolution.String()
+		if opts.Spin {
+			name += ",spin"
+		}
+		t.Run(name, func(t *testing.T) {
+			c := NewSharedClock(&opts)
 			defer c.Close()
 			var wg sync.WaitGroup
 			for i := range 200 {
@@ -199,8 +206,13 @@ func TestSharedClockWaitUntil(t *testing.T) {
 // different times: every tick is run on time or later, never before it is due, and nothing
 // is left running.
 func TestSharedClockLoops(t *testing.T) {
+	t.Run("default", func(t *testing.T) { testSharedClockLoops(t, nil) })
+	t.Run("spin", func(t *testing.T) { testSharedClockLoops(t, &SharedClockOptions{Spin: true}) })
+}
+
+func testSharedClockLoops(t *testing.T, opts *SharedClockOptions) {
 	before := runtime.NumGoroutine()
-	c := NewSharedClock(nil)
+	c := NewSharedClock(opts)
 	const loops, rate = 20, 200
 	var wg sync.WaitGroup
 	for i := range loops {

@@ -75,6 +75,7 @@ type childOptions struct {
 	aligned    bool
 	slow       bool
 	resolution time.Duration
+	spin       bool
 }
 
 // row is the result of one run of one strategy (or the medians of several).
@@ -95,6 +96,7 @@ type row struct {
 	// Also: the conditions of the run.
 	Ticks   int     `json:"ticks"`
 	Slow    bool    `json:"slow"`
+	Spin    bool    `json:"spin"` // the shared clock's waiter spins (SharedClockOptions.Spin)
 	WorkUs  float64 `json:"work_us"`
 	Seconds float64 `json:"seconds"`
 	Load1   float64 `json:"load1"` // the machine's load average when the run began
@@ -112,6 +114,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.work, "work", 0, "CPU work in every update (a spin), such as 20us")
 	fs.BoolVar(&o.aligned, "aligned", false, "start every match at once, on one grid (default: at random over one period)")
 	resolutions := fs.String("resolution", "1ms", "SharedClock resolutions for shared and pool, comma-separated")
+	fs.BoolVar(&o.spin, "spin", false, "make the SharedClock's waiter spin rather than sleep before each wake-up (SharedClockOptions.Spin)")
 	fs.BoolVar(&o.slow, "slow", false, "give one match a 30ms update every tick, and leave it out of the lateness")
 	names := fs.String("strategies", "shared,pool,loops,ticker", "strategies to run, comma-separated: "+strategyNames())
 	fs.IntVar(&o.runs, "runs", 1, "run everything this many times, interleaved, and report medians")
@@ -304,6 +307,9 @@ func describe(name string, co childOptions) string {
 	var s string
 	if usesResolution(name) {
 		s += fmt.Sprintf(", resolution %v", co.resolution)
+		if co.spin {
+			s += ", spinning"
+		}
 	}
 	if co.aligned {
 		s += ", aligned"
@@ -320,7 +326,8 @@ func runChild(self, name string, co childOptions, stderr io.Writer) (row, error)
 		"-matches", strconv.Itoa(co.matches), "-hz", strconv.Itoa(co.hz),
 		"-seconds", co.seconds.String(), "-warmup", co.warmup.String(), "-work", co.work.String(),
 		"-resolution", co.resolution.String(),
-		"-aligned=" + strconv.FormatBool(co.aligned), "-slow=" + strconv.FormatBool(co.slow)}
+		"-aligned=" + strconv.FormatBool(co.aligned), "-slow=" + strconv.FormatBool(co.slow),
+		"-spin=" + strconv.FormatBool(co.spin)}
 	var out bytes.Buffer
 	cmd := exec.Command(self, args...)
 	cmd.Stdout, cmd.Stderr = &out, stderr
@@ -369,7 +376,7 @@ func measure(s strategy, o childOptions) (row, error) {
 		Ticks: int(sum.ticks), Slow: o.slow, WorkUs: us(o.work), Seconds: o.seconds.Seconds(), Load1: load, Runs: 1,
 	}
 	if usesResolution(s.name) {
-		r.ResolutionUs = us(o.resolution)
+		r.ResolutionUs, r.Spin = us(o.resolution), o.spin
 	}
 	if cpu0 >= 0 && cpu1 >= 0 {
 		r.CPUPercent = 100 * float64(cpu1-cpu0) / float64(wall)
@@ -432,6 +439,7 @@ func printTable(w io.Writer, rows []row, o options) {
 		// The settings of the rows, not of this command line.
 		r := rows[0]
 		o.hz, o.aligned, o.slow, o.runs = r.Hz, r.Aligned, r.Slow, r.Runs
+		o.spin = slices.ContainsFunc(rows, func(r row) bool { return r.Spin })
 		o.seconds, o.work = time.Duration(r.Seconds*float64(time.Second)), time.Duration(r.WorkUs*float64(time.Microsecond))
 	}
 	what := "spread over one period"
@@ -440,6 +448,9 @@ func printTable(w io.Writer, rows []row, o options) {
 	}
 	fmt.Fprintf(w, "tick lateness, %d Hz, starts %s, %v measured after %v, work %v per update, slow match %v, %s/%s, %d CPUs, GOMAXPROCS %d",
 		o.hz, what, o.seconds, o.warmup, o.work, o.slow, runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.GOMAXPROCS(0))
+	if o.spin {
+		fmt.Fprint(w, ", the shared clock's waiter spinning")
+	}
 	if o.runs > 1 {
 		fmt.Fprintf(w, ", medians of %d runs", o.runs)
 	}

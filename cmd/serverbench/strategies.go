@@ -34,6 +34,7 @@ type bench struct {
 	matches    int
 	hz         int
 	resolution time.Duration
+	spin       bool // the shared clock's waiter spins
 	work       time.Duration
 	slow       bool // match 0 takes slowUpdate every tick
 	base       time.Time
@@ -45,7 +46,7 @@ type bench struct {
 const slowUpdate = 30 * time.Millisecond
 
 func newBench(o childOptions, rec *recorder) *bench {
-	b := &bench{matches: o.matches, hz: o.hz, resolution: o.resolution, work: o.work, slow: o.slow, rec: rec,
+	b := &bench{matches: o.matches, hz: o.hz, resolution: o.resolution, spin: o.spin, work: o.work, slow: o.slow, rec: rec,
 		base: rec.base, starts: make([]time.Duration, o.matches)}
 	period := time.Second / time.Duration(o.hz)
 	rng := rand.New(rand.NewPCG(1, uint64(o.matches)))
@@ -171,7 +172,7 @@ type sharedMatch struct {
 
 // runShared runs a Loop per match, all on one SharedClock.
 func runShared(ctx context.Context, b *bench) error {
-	shared := gameloop.NewSharedClock(&gameloop.SharedClockOptions{Resolution: b.resolution})
+	shared := gameloop.NewSharedClock(&gameloop.SharedClockOptions{Resolution: b.resolution, Spin: b.spin})
 	defer shared.Close()
 	return runLoopsOn(ctx, b, func(i int) *loopMatch {
 		m := &sharedMatch{c: sharedEpochClock{SharedClock: shared, ep: b.epochOf(i, shared.Now())}}
@@ -230,7 +231,7 @@ func (g *poolMatch) Update(u *gameloop.Update) error {
 }
 
 func runPool(ctx context.Context, b *bench) error {
-	shared := gameloop.NewSharedClock(&gameloop.SharedClockOptions{Resolution: b.resolution})
+	shared := gameloop.NewSharedClock(&gameloop.SharedClockOptions{Resolution: b.resolution, Spin: b.spin})
 	defer shared.Close()
 	pool := gameloop.NewPool(shared, nil)
 	b.rec.clockOffset = time.Since(b.base) - shared.Now()
