@@ -55,6 +55,7 @@ func main() {
 type options struct {
 	matches     []int
 	resolutions []time.Duration
+	spins       []bool
 	childOptions
 	strategies []strategy
 	runs       int
@@ -114,7 +115,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.work, "work", 0, "CPU work in every update (a spin), such as 20us")
 	fs.BoolVar(&o.aligned, "aligned", false, "start every match at once, on one grid (default: at random over one period)")
 	resolutions := fs.String("resolution", "1ms", "SharedClock resolutions for shared and pool, comma-separated")
-	fs.BoolVar(&o.spin, "spin", false, "make the SharedClock's waiter spin rather than sleep before each wake-up (SharedClockOptions.Spin)")
+	o.spins = []bool{false}
+	fs.Var(spinFlag{&o.spins}, "spin", "make the SharedClock's waiter spin rather than sleep before each wake-up (SharedClockOptions.Spin) for shared and pool; false,true runs both")
 	fs.BoolVar(&o.slow, "slow", false, "give one match a 30ms update every tick, and leave it out of the lateness")
 	names := fs.String("strategies", "shared,pool,loops,ticker", "strategies to run, comma-separated: "+strategyNames())
 	fs.IntVar(&o.runs, "runs", 1, "run everything this many times, interleaved, and report medians")
@@ -215,7 +217,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 		if !ok {
 			return fmt.Errorf("-child: unknown strategy %q", o.child)
 		}
-		o.matches, o.resolution = o.matches[:1], o.resolutions[0]
+		if len(o.spins) != 1 {
+			return fmt.Errorf("-child: -spin %v is not one value", o.spins)
+		}
+		o.matches, o.resolution, o.spin = o.matches[:1], o.resolutions[0], o.spins[0]
 		o.childOptions.matches = o.matches[0]
 		r, err := measure(s, o.childOptions)
 		if err != nil {
@@ -281,21 +286,23 @@ func collect(o options, stderr io.Writer) ([]row, error) {
 	for range o.runs {
 		for _, n := range o.matches {
 			for _, s := range o.strategies {
-				res := o.resolutions
+				res, spins := o.resolutions, o.spins
 				if !usesResolution(s.name) {
-					res = res[:1]
+					res, spins = res[:1], []bool{false}
 				}
 				for _, d := range res {
-					co := o.childOptions
-					co.matches, co.resolution = n, d
-					if !o.json {
-						fmt.Fprintf(stderr, "serverbench: %s, %d matches at %d Hz%s\n", s.name, n, o.hz, describe(s.name, co))
+					for _, spin := range spins {
+						co := o.childOptions
+						co.matches, co.resolution, co.spin = n, d, spin
+						if !o.json {
+							fmt.Fprintf(stderr, "serverbench: %s, %d matches at %d Hz%s\n", s.name, n, o.hz, describe(s.name, co))
+						}
+						r, err := runChild(self, s.name, co, stderr)
+						if err != nil {
+							return nil, err
+						}
+						rows = append(rows, r)
 					}
-					r, err := runChild(self, s.name, co, stderr)
-					if err != nil {
-						return nil, err
-					}
-					rows = append(rows, r)
 				}
 			}
 		}
@@ -393,11 +400,12 @@ func medians(rows []row) []row {
 		strategy string
 		matches  int
 		res      float64
+		spin     bool
 	}
 	groups := map[key][]row{}
 	var order []key
 	for _, r := range rows {
-		k := key{r.Strategy, r.Matches, r.ResolutionUs}
+		k := key{r.Strategy, r.Matches, r.ResolutionUs, r.Spin}
 		if _, ok := groups[k]; !ok {
 			order = append(order, k)
 		}
@@ -439,7 +447,6 @@ func printTable(w io.Writer, rows []row, o options) {
 		// The settings of the rows, not of this command line.
 		r := rows[0]
 		o.hz, o.aligned, o.slow, o.runs = r.Hz, r.Aligned, r.Slow, r.Runs
-		o.spin = slices.ContainsFunc(rows, func(r row) bool { return r.Spin })
 		o.seconds, o.work = time.Duration(r.Seconds*float64(time.Second)), time.Duration(r.WorkUs*float64(time.Microsecond))
 	}
 	what := "spread over one period"
@@ -448,9 +455,6 @@ func printTable(w io.Writer, rows []row, o options) {
 	}
 	fmt.Fprintf(w, "tick lateness, %d Hz, starts %s, %v measured after %v, work %v per update, slow match %v, %s/%s, %d CPUs, GOMAXPROCS %d",
 		o.hz, what, o.seconds, o.warmup, o.work, o.slow, runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.GOMAXPROCS(0))
-	if o.spin {
-		fmt.Fprint(w, ", the shared clock's waiter spinning")
-	}
 	if o.runs > 1 {
 		fmt.Fprintf(w, ", medians of %d runs", o.runs)
 	}
@@ -461,6 +465,9 @@ func printTable(w io.Writer, rows []row, o options) {
 		res := "-"
 		if r.ResolutionUs > 0 {
 			res = time.Duration(r.ResolutionUs * float64(time.Microsecond)).String()
+			if r.Spin {
+				res += " spin"
+			}
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%.1f\t%.0f\t%.0f\t%.0f\t%d\t%d\t%d\t%.0f\t%.2f\t\n",
 			r.Strategy, r.Matches, res, r.CPUPercent, r.LateP50us, r.LateP99us, r.LateMaxUs, r.Dropped, r.Early, r.Threads, r.RSSMB, r.Load1)
@@ -511,3 +518,35 @@ func loadAverage() float64 {
 	}
 	return v
 }
+
+// spinFlag is -spin: a bool flag (-spin alone means true) that also takes a list, such as
+// false,true, to run shared and pool both ways.
+type spinFlag struct{ v *[]bool }
+
+func (f spinFlag) String() string {
+	if f.v == nil {
+		return "false"
+	}
+	var s []string
+	for _, b := range *f.v {
+		s = append(s, strconv.FormatBool(b))
+	}
+	return strings.Join(s, ",")
+}
+
+func (f spinFlag) Set(v string) error {
+	var bs []bool
+	for _, p := range strings.Split(v, ",") {
+		b, err := strconv.ParseBool(strings.TrimSpace(p))
+		if err != nil {
+			return fmt.Errorf("%q is not true, false or a list of them", p)
+		}
+		if !slices.Contains(bs, b) {
+			bs = append(bs, b)
+		}
+	}
+	*f.v = bs
+	return nil
+}
+
+func (spinFlag) IsBoolFlag() bool { return true }

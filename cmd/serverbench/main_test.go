@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"io"
+	"slices"
 	"testing"
 	"time"
 )
@@ -57,8 +60,8 @@ func TestMedians(t *testing.T) {
 		{Strategy: "pool", Matches: 10, CPUPercent: 1, LateP99us: 300},
 		{Strategy: "pool", Matches: 10, CPUPercent: 2, LateP99us: 200},
 	}
-	got := medians(rows)
-	if len(got) != 2 || got[0].Strategy != "pool" || got[0].CPUPercent != 2 || got[0].LateP99us != 200 || got[0].Runs != 3 {
+	got := medians(append(rows, row{Strategy: "pool", Matches: 10, Spin: true, CPUPercent: 100}))
+	if len(got) != 3 || !got[2].Spin || got[2].CPUPercent != 100 || got[2].Runs != 1 || got[0].Strategy != "pool" || got[0].CPUPercent != 2 || got[0].LateP99us != 200 || got[0].Runs != 3 {
 		t.Errorf("medians = %+v", got)
 	}
 }
@@ -71,9 +74,42 @@ func TestParseFlags(t *testing.T) {
 	if len(o.matches) != 2 || o.seconds != 2*time.Second || o.resolutions[0] != time.Millisecond || len(o.strategies) != 2 {
 		t.Errorf("parsed %+v", o)
 	}
-	for _, bad := range [][]string{{"-matches", "0"}, {"-strategies", "nope"}, {"-resolution", "fast"}, {"-hz", "0"}, {"extra"}} {
+	if !slices.Equal(o.spins, []bool{false}) {
+		t.Errorf("-spin by default: %v, want [false]", o.spins)
+	}
+	for _, tt := range []struct {
+		args []string
+		want []bool
+	}{
+		{[]string{"-spin"}, []bool{true}},
+		{[]string{"-spin=false"}, []bool{false}},
+		{[]string{"-spin=false,true"}, []bool{false, true}},
+		{[]string{"-spin", "-matches", "5"}, []bool{true}},
+	} {
+		if o, err := parseFlags(tt.args, io.Discard); err != nil || !slices.Equal(o.spins, tt.want) {
+			t.Errorf("%q: spins %v, %v; want %v", tt.args, o.spins, err, tt.want)
+		}
+	}
+	for _, bad := range [][]string{{"-matches", "0"}, {"-strategies", "nope"}, {"-resolution", "fast"}, {"-hz", "0"}, {"extra"}, {"-spin=maybe"}} {
 		if _, err := parseFlags(bad, io.Discard); err == nil {
 			t.Errorf("%q: no error", bad)
 		}
+	}
+}
+
+// TestChildSpin runs a pool briefly with its waiter spinning, as serverbench runs each strategy
+// in a process of its own: the row says so, and no tick began before it was due.
+func TestChildSpin(t *testing.T) {
+	var out bytes.Buffer
+	err := run([]string{"-child", "pool", "-matches", "10", "-hz", "50", "-seconds", "0.3", "-warmup", "0", "-resolution", "200us", "-spin"}, &out, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r row
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatalf("%v: %q", err, out.String())
+	}
+	if !r.Spin || r.ResolutionUs != 200 || r.Early != 0 || r.Ticks == 0 {
+		t.Errorf("row %+v: want spin, 200 µs, ticks and none early", r)
 	}
 }

@@ -72,14 +72,15 @@ func plotByResolution(path string, rows []row) error {
 		p.Y.Scale, p.Y.Tick.Marker = plot.LinearScale{}, plot.DefaultTicks{}
 		p.X.Min, p.Y.Min = 0, 0
 		p.Legend.Top, p.Legend.Left = false, false
-		for _, name := range strategyOrder(rows) {
+		for _, sr := range seriesOrder(rows) {
+			name := sr.name
 			if name == "loops" {
 				continue // off the scale: see the table
 			}
 			var xys plotter.XYs
 			var labels []string
 			for _, r := range rows {
-				if r.Strategy == name && r.Matches == n {
+				if r.Strategy == name && r.Spin == sr.spin && r.Matches == n {
 					xys = append(xys, plotter.XY{X: max(r.CPUPercent, 0.01), Y: max(r.LateP99us, 1)})
 					labels = append(labels, fmt.Sprintf("%.0f µs", r.ResolutionUs))
 				}
@@ -87,7 +88,7 @@ func plotByResolution(path string, rows []row) error {
 			if len(xys) == 0 {
 				continue
 			}
-			if err := addLine(p, name, xys); err != nil {
+			if err := addSeries(p, sr, xys); err != nil {
 				return err
 			}
 			if usesResolution(name) {
@@ -101,6 +102,23 @@ func plotByResolution(path string, rows []row) error {
 		plots = append(plots, p)
 	}
 	return save(path, plots...)
+}
+
+// series is a line of the plot over resolutions: a strategy, its waiter spinning or not.
+type series struct {
+	name string
+	spin bool
+}
+
+// seriesOrder returns the series of the rows in order of first appearance.
+func seriesOrder(rows []row) []series {
+	var out []series
+	for _, r := range rows {
+		if s := (series{r.Strategy, r.Spin}); !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 func strategyOrder(rows []row) []string {
@@ -126,6 +144,15 @@ func newPlot(title, x, y string) *plot.Plot {
 
 // addLine adds a line with points, in the strategy's colour; a single point is drawn alone.
 func addLine(p *plot.Plot, name string, xys plotter.XYs) error {
+	return addSeries(p, series{name: name}, xys)
+}
+
+// addSeries is addLine for a strategy whose waiter may spin: a spinning one is dashed.
+func addSeries(p *plot.Plot, s series, xys plotter.XYs) error {
+	name := s.name
+	if s.spin {
+		name += ", spinning"
+	}
 	if len(xys) == 0 {
 		return nil
 	}
@@ -133,9 +160,12 @@ func addLine(p *plot.Plot, name string, xys plotter.XYs) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
-	c := colours[name]
+	c := colours[s.name]
 	line.Color, points.Color = c, c
 	line.Width = vg.Points(2)
+	if s.spin {
+		line.Dashes = []vg.Length{vg.Points(6), vg.Points(4)}
+	}
 	points.Shape = draw.CircleGlyph{}
 	points.Radius = vg.Points(3)
 	if len(xys) > 1 {
