@@ -48,7 +48,8 @@ type SharedClockOptions struct {
 	// machine: measured with 1,000 matches at 20 Hz and a resolution of 200 µs on a 2-core
 	// virtual machine, the ticks' late p99 went from about 1 ms to 200 µs, and the process's
 	// CPU from 14-30% of a core to 100% (see docs/server.md). Spinning also works where there
-	// is no precise sleep (outside Linux), at any resolution.
+	// is no precise sleep (outside Linux), at any resolution, except in a browser (js/wasm),
+	// where the program shares its one thread with the page: there Spin is ignored.
 	Spin bool
 }
 
@@ -129,7 +130,7 @@ func NewSharedClock(opts *SharedClockOptions) *SharedClock {
 	c := &SharedClock{
 		origin:  time.Now(),
 		res:     o.Resolution,
-		spin:    o.Spin,
+		spin:    o.Spin && runtime.GOOS != "js", // a spin would keep the page from running
 		target:  never,
 		kick:    make(chan struct{}, 1),
 		done:    make(chan struct{}),
