@@ -36,11 +36,13 @@ type SharedClockOptions struct {
 	// a millisecond, and whenever only pools' matches wait, it sleeps on Linux with an absolute
 	// clock_nanosleep for the last stretch, which is precise to tens of µs but cannot be
 	// interrupted: a new deadline earlier than the one being slept for can then be served up
-	// to about 2 ms late. Elsewhere a resolution under a millisecond acts as one millisecond.
+	// to about 2 ms late. Elsewhere a resolution under a millisecond acts as one millisecond,
+	// unless the waiter spins (Spin).
 	Resolution time.Duration
 
-	// Spin makes the waiter spin through the last 2 ms before each wake-up rather than sleep,
-	// yielding its processor to other goroutines at every turn. A sleeping thread on a virtual
+	// Spin makes the waiter spin through the last 2 ms before each wake-up rather than sleep;
+	// once it has woken goroutines (loops, a pool's workers), it yields its processor to them
+	// at every turn of the spin. A sleeping thread on a virtual
 	// machine wakes a millisecond or more late a few times a second, and every deadline
 	// gathered by that wake-up is as late; a spinning one does not sleep. With deadlines less
 	// than 2 ms apart (a thousand matches spread over the tick) the waiter never sleeps: it
