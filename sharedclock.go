@@ -42,9 +42,9 @@ type SharedClockOptions struct {
 
 	// Spin makes the waiter spin through the last 2 ms before each wake-up rather than sleep;
 	// once it has woken goroutines (loops, a pool's workers), it yields its processor to them
-	// at every turn of the spin. A sleeping thread on a virtual
-	// machine wakes a millisecond or more late a few times a second, and every deadline
-	// gathered by that wake-up is as late; a spinning one does not sleep. With deadlines less
+	// at every turn of the spin. A sleeping thread on a virtual machine wakes a millisecond or
+	// more late a few times a second, and every deadline gathered by that wake-up is as late;
+	// a spinning one does not sleep. With deadlines less
 	// than 2 ms apart (a thousand matches spread over the tick) the waiter never sleeps: it
 	// costs about a core. It is what a fine resolution needs to keep its lateness on such a
 	// machine: measured with 1,000 matches at 20 Hz and a resolution of 200 µs on a 2-core
