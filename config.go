@@ -80,6 +80,14 @@ type Config struct {
 	// events with zero width and height.
 	Window Window
 
+	// NoFrames makes the loop draw no frames: it delivers Input, Update and Idle only, waits
+	// for the next tick alone, and its Stats count no frames. A headless loop otherwise
+	// delivers a VariableUpdate, a Render (0x0) and an AfterRender after every pass that
+	// ticked; a game server's match, which draws nothing, is spared them (as a Pool's matches
+	// are). A Window, if there is one, is still polled for input and asked whether to close,
+	// but never drawn to. It cannot be combined with MaxFPS or Lazy.
+	NoFrames bool
+
 	// FrameTimeSamples is how many of the most recent frame times Stats computes its
 	// percentiles over. 0 means DefaultFrameTimeSamples.
 	FrameTimeSamples int
@@ -141,6 +149,14 @@ func (c Config) validate() error {
 	}
 	if c.Lazy && c.Bench {
 		return &ConfigError{"Lazy", c.Lazy, "cannot be combined with Bench: a lazy loop waits for input, a bench loop never waits"}
+	}
+	if c.NoFrames {
+		switch {
+		case c.MaxFPS != 0:
+			return &ConfigError{"NoFrames", c.NoFrames, fmt.Sprintf("cannot be combined with MaxFPS %d: a loop without frames has no frame rate", c.MaxFPS)}
+		case c.Lazy:
+			return &ConfigError{"NoFrames", c.NoFrames, "cannot be combined with Lazy: a lazy loop's turn (input, a tick, a frame) ends with its frame"}
+		}
 	}
 	if c.Bench && c.Clock != nil {
 		if _, ok := c.Clock.(*ManualClock); !ok {

@@ -10,7 +10,7 @@ import (
 )
 
 // Many loops share one clock: each match keeps the whole Loop API, and all of them wait
-// through the clock's one waiter.
+// through the clock's one waiter. A server's loops draw no frames.
 func ExampleSharedClock() {
 	clock := gameloop.NewSharedClock(nil) // the default resolution
 	defer clock.Close()
@@ -18,7 +18,7 @@ func ExampleSharedClock() {
 	var wg sync.WaitGroup
 	ticks := make([]uint64, 3)
 	for i := range ticks {
-		loop, err := gameloop.New(gameloop.Config{TickRate: 100, Clock: clock})
+		loop, err := gameloop.New(gameloop.Config{TickRate: 100, Clock: clock, NoFrames: true})
 		if err != nil {
 			panic(err)
 		}

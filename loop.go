@@ -36,10 +36,14 @@ type Loop struct {
 	// rest follows cold.
 
 	// The state machine.
-	state       loopState
-	ended       bool // the window closed: the loop is over
-	lazy        bool // Config.Lazy
-	headless    bool // no window was given: frames are drawn at 0x0, never skipped
+	state    loopState
+	ended    bool // the window closed: the loop is over
+	lazy     bool // Config.Lazy
+	headless bool // no window was given: frames are drawn at 0x0, never skipped
+	noFrames bool // Config.NoFrames
+	// noIdle is set while Run drives the loop: it delivers no Idle to the game, and the loop
+	// saves the clock reading that an Idle's Wait takes.
+	noIdle      bool
 	ticksSince  bool // ticks ran since the last frame
 	lazyOwed    bool // lazy mode: input came, a tick and a frame are owed
 	drawnAny    bool
@@ -141,6 +145,7 @@ func New(cfg Config) (*Loop, error) {
 	}
 	l.shared, _ = l.clock.(loopWaiter)
 	l.headless = l.win == nil
+	l.noFrames = cfg.NoFrames
 	l.frames.fps = int64(cfg.MaxFPS)
 	l.ctl = control{scale: cfg.TimeScale, tickRate: cfg.TickRate, maxFPS: cfg.MaxFPS}
 	l.stats.init(cfg.FrameTimeSamples)
@@ -184,6 +189,7 @@ func (l *Loop) Events(ctx context.Context) iter.Seq[Event] {
 			panic(fmt.Errorf("gameloop: ranging over Events: %w", ErrAlreadyRunning))
 		}
 		defer l.running.Store(false)
+		l.noIdle = false
 		l.events(ctx, yield)
 	}
 }
@@ -301,6 +307,9 @@ func (l *Loop) next(ctx context.Context) Event {
 			l.state = stSleep
 			// Idle tells how long the loop will wait; when nothing is scheduled (a lazy loop
 			// waiting for input, a paused loop without a frame cap) there is no such time.
+			if l.noIdle {
+				continue
+			}
 			if wait := l.deadline - l.clock.Now(); wait > 0 && l.deadline != never {
 				l.evIdle = Idle{Wait: wait}
 				return &l.evIdle
@@ -429,6 +438,8 @@ func (l *Loop) nextTick() Event {
 // frameDue reports whether a frame is due in this pass.
 func (l *Loop) frameDue() bool {
 	switch {
+	case l.noFrames:
+		return false
 	case l.lazy:
 		return l.lazyOwed && (l.frames.fps == 0 || l.now >= l.frames.dueAt())
 	case l.frames.fps > 0:
@@ -489,7 +500,7 @@ func (l *Loop) nextDeadline() time.Duration {
 	switch {
 	case l.frames.fps > 0:
 		next = min(next, l.frames.dueAt())
-	case l.followTicks():
+	case l.noFrames, l.followTicks():
 	default:
 		// No cap and a window to pace frames: the next frame is due as soon as time moves.
 		next = min(next, l.now+1)
@@ -567,10 +578,14 @@ func (l *Loop) SetTickRate(rate int) error {
 	return nil
 }
 
-// SetMaxFPS changes the frame cap; 0 removes it.
+// SetMaxFPS changes the frame cap; 0 removes it. A loop without frames (Config.NoFrames) takes
+// no cap: any other value is an error.
 func (l *Loop) SetMaxFPS(fps int) error {
 	if err := checkRate("MaxFPS", fps); err != nil {
 		return err
+	}
+	if l.noFrames && fps != 0 {
+		return &ConfigError{"MaxFPS", fps, "the loop draws no frames (Config.NoFrames)"}
 	}
 	l.request(func(c *control) { c.maxFPS = fps })
 	return nil

@@ -457,6 +457,75 @@ func TestHeadlessRendersAtZeroSize(t *testing.T) {
 	}
 }
 
+func TestNoFrames(t *testing.T) {
+	l, clk := newLoop(t, Config{TickRate: 10, NoFrames: true})
+	tr := &tracer{clock: clk}
+	for ev := range l.Events(context.Background()) {
+		tr.add(ev)
+		if len(tr.lines) == 6 {
+			break
+		}
+	}
+	// Updates and the waits between them, nothing else; the ticks fall on the same grid as a
+	// loop's that draws.
+	compareTrace(t, tr.lines, []string{
+		"0s W100ms", "100ms U1", "100ms W100ms", "200ms U2", "200ms W100ms", "300ms U3",
+	})
+	st := l.Stats()
+	if st.Ticks != 3 || st.Frames != 0 || st.FrameTimeP99 != 0 {
+		t.Errorf("stats: %d ticks, %d frames, frame p99 %v; want 3, 0, 0", st.Ticks, st.Frames, st.FrameTimeP99)
+	}
+	var ce *ConfigError
+	if err := l.SetMaxFPS(30); !errors.As(err, &ce) || ce.Field != "MaxFPS" {
+		t.Errorf("SetMaxFPS(30) on a loop without frames = %v, want a ConfigError on MaxFPS", err)
+	}
+	if err := l.SetMaxFPS(0); err != nil {
+		t.Errorf("SetMaxFPS(0) = %v", err)
+	}
+
+	// Run sees the same updates; it delivers no Idle, and the next range over Events does.
+	ticks := 0
+	err := l.Run(context.Background(), GameFunc(func(u *Update) error {
+		ticks++
+		if u.Tick != uint64(3+ticks) {
+			t.Errorf("Run's update %d is tick %d, want %d", ticks, u.Tick, 3+ticks)
+		}
+		if ticks == 3 {
+			return ErrStop
+		}
+		return nil
+	}))
+	if err != nil || ticks != 3 {
+		t.Fatalf("Run: %v after %d ticks", err, ticks)
+	}
+	for ev := range l.Events(context.Background()) {
+		if _, ok := ev.(*Idle); !ok {
+			t.Errorf("first event after Run: %s, want an Idle", short(ev))
+		}
+		break
+	}
+
+	// With a window: its input comes before the tick it precedes, nothing is drawn or
+	// swapped, the loop waits for the tick rather than for the next frame, and it ends when
+	// the window closes.
+	win := NewHeadlessWindow(80, 24)
+	lw, clkw := newLoop(t, Config{TickRate: 10, NoFrames: true, Window: win})
+	tr = &tracer{clock: clkw}
+	win.Push(Input{Kind: KeyPress, Key: KeySpace})
+	for ev := range lw.Events(context.Background()) {
+		tr.add(ev)
+		if len(tr.lines) == 5 {
+			win.Close()
+		}
+	}
+	compareTrace(t, tr.lines, []string{
+		"0s I:Space/1", "0s W100ms", "100ms U1", "100ms W100ms", "200ms U2", "200ms W100ms",
+	})
+	if win.Swaps() != 0 {
+		t.Errorf("%d swaps on a loop without frames", win.Swaps())
+	}
+}
+
 func TestUncappedWindowOnSimulatedTime(t *testing.T) {
 	// With a window and no cap, frames come as often as time moves; on simulated time that is
 	// once per tick, not without end at one instant.

@@ -46,6 +46,7 @@ func (l *Loop) Run(ctx context.Context, g Game) error {
 	input, _ := g.(InputHandler)
 	variable, _ := g.(VariableUpdater)
 	renderer, _ := g.(Renderer)
+	l.noIdle = true
 	var err error
 	l.events(ctx, func(ev Event) bool {
 		switch ev := ev.(type) {

@@ -203,6 +203,8 @@ func TestConfigErrors(t *testing.T) {
 		{Config{FrameTimeSamples: MaxFrameTimeSamples + 1}, "FrameTimeSamples"},
 		{Config{Lazy: true, Bench: true}, "Lazy"},
 		{Config{Bench: true, Clock: NewSystemClock()}, "Clock"},
+		{Config{NoFrames: true, MaxFPS: 30}, "NoFrames"},
+		{Config{NoFrames: true, Lazy: true}, "NoFrames"},
 	}
 	for _, tc := range tests {
 		_, err := New(tc.cfg)

@@ -59,12 +59,13 @@ type SharedClockOptions struct {
 // Loop API, but the loops do not each keep a thread busy pacing their deadlines. They all wait
 // through one timer queue and one waiter goroutine, which sleeps until the earliest deadline
 // (and as far past it as the resolution allows, to gather others), then wakes every loop whose
-// deadline has come. A Pool runs matches on the same waiter without a goroutine each.
+// deadline has come. A Pool runs matches on the same waiter without a goroutine each. A
+// server's loop draws nothing: Config.NoFrames spares it the headless frame after every tick.
 //
 //	clock := gameloop.NewSharedClock(nil)
 //	defer clock.Close()
 //	for each match {
-//		loop, err := gameloop.New(gameloop.Config{TickRate: 20, Clock: clock})
+//		loop, err := gameloop.New(gameloop.Config{TickRate: 20, Clock: clock, NoFrames: true})
 //		go loop.Run(ctx, match)
 //	}
 //

@@ -18,7 +18,7 @@ type PlayOptions struct {
 	// recording's, and Window to one that delivers the recorded input; if Config.Window is set,
 	// frames go to it, and its own input is read and dropped (closing it ends the replay);
 	// if not, on the system clock, with no MaxFPS, a frame is drawn every tick, as in a headless
-	// loop. Lazy cannot be used: a lazy loop waits for input to tick.
+	// loop (none with NoFrames). Lazy cannot be used: a lazy loop waits for input to tick.
 	Config *gameloop.Config
 
 	// Checksum sums up the game's state, to compare with the recorded checksums. nil means the
@@ -214,7 +214,7 @@ func (p *player) play(ctx context.Context, g gameloop.Game, opts *PlayOptions) (
 		p.nextRate++
 	}
 	p.rate = cfg.TickRate
-	if _, simulated := cfg.Clock.(*gameloop.ManualClock); cfg.Window == nil && cfg.MaxFPS == 0 && !cfg.Bench && !simulated {
+	if _, simulated := cfg.Clock.(*gameloop.ManualClock); cfg.Window == nil && cfg.MaxFPS == 0 && !cfg.Bench && !simulated && !cfg.NoFrames {
 		// The loop draws a headless loop's frames one a tick, but the replay's window makes
 		// the loop think it has a screen, and with no cap it would draw (and spin) without end.
 		cfg.MaxFPS = p.rec.TickRate

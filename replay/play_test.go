@@ -290,6 +290,27 @@ func TestPlayWindow(t *testing.T) {
 	}
 }
 
+// TestPlayNoFrames records and replays a loop that draws no frames, as a server's match is run:
+// its input reaches the recording, and the replay, in real time or in bench mode, matches it
+// and draws nothing even when asked to pass frames on.
+func TestPlayNoFrames(t *testing.T) {
+	data, st := record(t, session{ticks: 6, inputs: 4, seed: 3, cfg: gameloop.Config{NoFrames: true}})
+	if st.Frames != 0 {
+		t.Fatalf("recording loop drew %d frames", st.Frames)
+	}
+	recording := decode(t, data)
+	for _, cfg := range []gameloop.Config{{NoFrames: true}, {NoFrames: true, Bench: true}} {
+		g := &frameGame{bounceGame: newBounce()}
+		res, err := recording.Play(t.Context(), g, &replay.PlayOptions{Frames: true, Config: &cfg})
+		if err != nil || !res.Matched() || res.Ticks != 6 || res.Inputs != 4 {
+			t.Fatalf("%+v: %v, %v", cfg, res, err)
+		}
+		if g.variable != 0 || g.render != 0 {
+			t.Errorf("%+v: %d variable updates, %d renders", cfg, g.variable, g.render)
+		}
+	}
+}
+
 // TestPlayEmpty replays a recording of no ticks.
 func TestPlayEmpty(t *testing.T) {
 	var buf bytes.Buffer
