@@ -271,27 +271,66 @@ func testPool(t *testing.T, opts *SharedClockOptions) {
 	waitGoroutines(t, before)
 }
 
-// TestPoolSlowMatch: a match whose passes are slow is moved off the waiter, and back once it is
-// quick again.
+// TestPoolSlowMatch: a pass that takes longer than SlowPass moves its match off the waiter.
 func TestPoolSlowMatch(t *testing.T) {
-	slow := true
 	g := GameFunc(func(*Update) error {
-		if slow {
-			time.Sleep(3 * time.Millisecond)
-		}
+		time.Sleep(3 * time.Millisecond)
 		return nil
 	})
 	m := newTestMatch(t, g, Config{TickRate: 1000})
 	time.Sleep(2 * time.Millisecond) // ticks are owed
-	if ok, _ := m.runPass(m.pool.clock.Now()); !ok || m.slowLeft != slowHold {
-		t.Fatalf("after a slow pass: slowLeft = %d, want %d", m.slowLeft, slowHold)
+	if ok, _ := m.runPass(m.pool.clock.Now()); !ok || m.slow.left != 2 {
+		t.Fatalf("after a slow pass: %d passes on the workers, want 2", m.slow.left)
 	}
-	slow = false
-	for range slowHold {
-		m.runPass(m.pool.clock.Now())
+}
+
+// TestSlowRecord: how long a match stays on the workers after slow passes.
+func TestSlowRecord(t *testing.T) {
+	const S, Q = true, false
+	tests := []struct {
+		name   string
+		passes []bool
+		left   int // passes still to run on the workers after them
+	}{
+		{"never slow", []bool{Q, Q, Q}, 0},
+		{"once slow", []bool{S}, 2},
+		{"once slow, then back", []bool{S, Q, Q}, 0},
+		{"twice in a row", []bool{S, S}, 4},
+		{"slow again after going back", []bool{S, Q, Q, Q, S}, 4},
+		{"three times", []bool{S, Q, S, Q, S}, 8},
+		{"slow at every tick", slices.Repeat([]bool{S}, 100), slowHold},
+		{"slow at every tick, then quick", append(slices.Repeat([]bool{S}, 100), slices.Repeat([]bool{Q}, slowHold-1)...), 1},
+		{"slow at every tick, then quick for long", append(slices.Repeat([]bool{S}, 100), slices.Repeat([]bool{Q}, slowHold)...), 0},
+		// Forgiven one doubling after slowForgive quick passes: the next slow pass holds the
+		// match for 2, not 4.
+		{"forgiven", append(append([]bool{S}, slices.Repeat([]bool{Q}, slowForgive)...), S), 2},
+		{"not yet forgiven", append(append([]bool{S}, slices.Repeat([]bool{Q}, slowForgive-1)...), S), 4},
+		// A match slow at every 10th pass goes back to the waiter a few times, until the
+		// hold is longer than its period; then it stays.
+		{"slow every 10th pass", slices.Repeat(append([]bool{S}, slices.Repeat([]bool{Q}, 9)...), 20), slowHold - 9},
 	}
-	if m.slowLeft != 0 {
-		t.Errorf("after %d quick passes: slowLeft = %d, want 0", slowHold, m.slowLeft)
+	for _, tc := range tests {
+		var r slowRecord
+		for _, slow := range tc.passes {
+			r.note(slow)
+		}
+		if r.left != tc.left {
+			t.Errorf("%s: %d passes left on the workers, want %d", tc.name, r.left, tc.left)
+		}
+	}
+	// How often the match slow every 10th pass ran a slow pass on the waiter: 4 times (holds
+	// of 2, 4, 8 passes end before its next slow one; 16 does not).
+	var r slowRecord
+	onWaiter := 0
+	for i := range 1000 {
+		slow := i%10 == 0
+		if slow && r.left == 0 {
+			onWaiter++
+		}
+		r.note(slow)
+	}
+	if onWaiter != 4 {
+		t.Errorf("a match slow every 10th pass ran %d slow passes on the waiter, want 4", onWaiter)
 	}
 }
 
