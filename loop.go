@@ -148,7 +148,11 @@ func New(cfg Config) (*Loop, error) {
 	l.noFrames = cfg.NoFrames
 	l.frames.fps = int64(cfg.MaxFPS)
 	l.ctl = control{scale: cfg.TimeScale, tickRate: cfg.TickRate, maxFPS: cfg.MaxFPS}
-	l.stats.init(cfg.FrameTimeSamples)
+	samples := cfg.FrameTimeSamples
+	if cfg.NoFrames {
+		samples = 0 // no frame times to keep
+	}
+	l.stats.init(samples)
 	return l, nil
 }
 

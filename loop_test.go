@@ -756,6 +756,12 @@ func TestStatsRatesInTheFirstSecond(t *testing.T) {
 	if math.Abs(st.FPS-30) > 0.5 || math.Abs(st.TPS-60) > 0.5 {
 		t.Errorf("after 200ms: FPS %v TPS %v, want 30 and 60", st.FPS, st.TPS)
 	}
+	// A loop without frames has its TPS before the first whole window too.
+	l, clk = newLoop(t, Config{TickRate: 60, NoFrames: true})
+	countTicks(t, l, clk, 200*time.Millisecond)
+	if st := l.Stats(); st.FPS != 0 || math.Abs(st.TPS-60) > 0.5 {
+		t.Errorf("without frames, after 200ms: FPS %v TPS %v, want 0 and 60", st.FPS, st.TPS)
+	}
 }
 
 func TestSetMaxFPS(t *testing.T) {

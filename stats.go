@@ -39,9 +39,9 @@ type Stats struct {
 // rateWindow is the length of the window FPS and TPS are measured over.
 const rateWindow = time.Second
 
-// minFramesForRate is how many frames Stats waits for, in the first rate window, before it
-// reports FPS and TPS over the time so far.
-const minFramesForRate = 5
+// minCountForRate is how many frames (ticks) Stats waits for, in the first rate window, before
+// it reports FPS (TPS) over the time so far.
+const minCountForRate = 5
 
 // statsState is what the loop records for Stats. The loop's goroutine is its only writer: what
 // it records every tick and frame (the counters, the ring of frame intervals) is in atomics, and
@@ -143,11 +143,16 @@ func (s *statsState) snapshot(st *Stats) {
 	st.RunningSlowly = s.anyDrop && now-s.lastDrop < rateWindow
 	st.FPS, st.TPS = s.fps, s.tps
 	if !s.windowDone {
-		// Before the first whole window, the rates so far, once a few frames give one: the
-		// first frame comes at the start, so n frames span n-1 intervals.
-		if d := now - s.start; d > 0 && st.Frames >= minFramesForRate {
-			st.FPS = float64(st.Frames-1) * float64(time.Second) / float64(d)
-			st.TPS = float64(st.Ticks) * float64(time.Second) / float64(d)
+		// Before the first whole window, the rates so far, once a few frames (ticks) give
+		// one: the first frame comes at the start, so n frames span n-1 intervals; the first
+		// tick comes a step after it. (A loop without frames has a TPS all the same.)
+		if d := now - s.start; d > 0 {
+			if st.Frames >= minCountForRate {
+				st.FPS = float64(st.Frames-1) * float64(time.Second) / float64(d)
+			}
+			if st.Ticks >= minCountForRate {
+				st.TPS = float64(st.Ticks) * float64(time.Second) / float64(d)
+			}
 		}
 	}
 	st.RealTime = now - s.start
