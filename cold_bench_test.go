@@ -7,13 +7,19 @@ import (
 	"time"
 )
 
-// BenchmarkLoopPassCold measures one pass (a tick and its frame) of a headless Loop when it
-// is one of many, its memory out of the caches as a server's loops are.
+// BenchmarkLoopPassCold measures one pass (a tick and its frame, or a tick alone with
+// NoFrames) of a headless Loop when it is one of many, its memory out of the caches as a
+// server's loops are.
 func BenchmarkLoopPassCold(b *testing.B) {
+	b.Run("frames", func(b *testing.B) { benchLoopPassCold(b, false) })
+	b.Run("noframes", func(b *testing.B) { benchLoopPassCold(b, true) })
+}
+
+func benchLoopPassCold(b *testing.B, noFrames bool) {
 	const n = 2000
 	nexts := make([]func() (Event, bool), n)
 	for i := range nexts {
-		l, err := New(Config{TickRate: 20, Clock: NewManualClock()})
+		l, err := New(Config{TickRate: 20, Clock: NewManualClock(), NoFrames: noFrames})
 		if err != nil {
 			b.Fatal(err)
 		}
