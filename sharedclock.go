@@ -45,12 +45,13 @@ type SharedClockOptions struct {
 	// at every turn of the spin. A sleeping thread on a virtual machine wakes a millisecond or
 	// more late a few times a second, and every deadline gathered by that wake-up is as late;
 	// a spinning one does not sleep. With deadlines less than 2 ms apart (a thousand matches
-	// spread over the tick) the waiter never sleeps: it costs about a core. It is what a fine resolution needs to keep its lateness on such a
-	// machine: measured with 1,000 matches at 20 Hz and a resolution of 200 µs on a 2-core
-	// virtual machine, the ticks' late p99 went from about 1 ms to 200 µs, and the process's
-	// CPU from 14-30% of a core to 100% (see docs/server.md). Spinning also works where there
-	// is no precise sleep (outside Linux), at any resolution, except in a browser (js/wasm),
-	// where the program shares its one thread with the page: there Spin is ignored.
+	// spread over the tick) the waiter never sleeps: it costs about a core. It is what a fine
+	// resolution needs to keep its lateness on such a machine: measured with 1,000 matches at
+	// 20 Hz and a resolution of 200 µs on a 2-core virtual machine, the ticks' late p99 went
+	// from about 1 ms to 200 µs, and the process's CPU from 14-30% of a core to 100% (see
+	// docs/server.md). Spinning also works where there is no precise sleep (outside Linux), at
+	// any resolution, except in a browser (js/wasm), where the program shares its one thread
+	// with the page: there Spin is ignored.
 	Spin bool
 }
 
