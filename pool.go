@@ -643,7 +643,9 @@ func (m *Match) end(err error) {
 }
 
 // Push queues input for the match: it is delivered to the game's Input before the next tick,
-// with Input.Tick set to that tick.
+// with Input.Tick set to that tick. The queue holds all it is given: a server that takes
+// input from clients it does not trust bounds how much it pushes between ticks (see the
+// -max-input flag of cmd/matchserver, which counts the inputs pushed and not yet delivered).
 func (m *Match) Push(in ...Input) {
 	m.inMu.Lock()
 	m.pending = append(m.pending, in...)

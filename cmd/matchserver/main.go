@@ -16,10 +16,17 @@
 // every recording and exits. With -record DIR each match is recorded to DIR/match-ID.rec;
 // replay it with -replay FILE, which prints whether it matched.
 //
+// Clients are not trusted: a START past -max-matches running matches is refused (ERR the
+// server is full), as is an INPUT past -max-input inputs waiting for the match's next tick
+// (ERR too much input), so that neither memory nor a recording grows without bound; a
+// connection whose client does not read its answers is closed after -write-timeout, ending
+// its match, so that it holds up neither the server nor its shutdown.
+//
 // The metrics, at /metrics: matchserver_matches (running now), matchserver_matches_started_total,
 // matchserver_matches_ended_total, matchserver_ticks_total, matchserver_dropped_ticks_total,
-// matchserver_dropped_seconds_total (game time dropped) and matchserver_tick_lateness_seconds
-// (a histogram of how late each update began).
+// matchserver_dropped_seconds_total (game time dropped), matchserver_tick_lateness_seconds
+// (a histogram of how late each update began) and matchserver_refused_total (commands refused,
+// by reason: full or input).
 //
 // A server would rather catch up than drop time (its clients' clocks go on), so by default a
 // match may run up to -catchup-ticks updates in one pass and account for up to -catchup-time of
@@ -72,6 +79,9 @@ type options struct {
 	resolution        time.Duration
 	catchupTicks      int
 	catchupTime       time.Duration
+	maxMatches        int
+	maxInput          int
+	writeTimeout      time.Duration
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -86,6 +96,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.resolution, "resolution", gameloop.DefaultResolution, "how far past a deadline a wake-up may gather others")
 	fs.IntVar(&o.catchupTicks, "catchup-ticks", 100, "the most updates a match runs in one pass to catch up before it drops ticks")
 	fs.DurationVar(&o.catchupTime, "catchup-time", 5*time.Second, "the most real time one pass accounts for before it drops ticks")
+	fs.IntVar(&o.maxMatches, "max-matches", 10000, "the most matches running at once: a START past it is refused")
+	fs.IntVar(&o.maxInput, "max-input", 64, "the most inputs a match holds for its next tick: an INPUT past it is refused")
+	fs.DurationVar(&o.writeTimeout, "write-timeout", 10*time.Second, "how long an answer may wait for a client that does not read before its connection is closed")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: matchserver [flags]\n\nServes matches over TCP (START [seed], INPUT key, END), /metrics over HTTP; see go doc.\n\nflags:")
 		fs.PrintDefaults()
@@ -102,6 +115,12 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return o, fmt.Errorf("-catchup-ticks: %d is less than 1", o.catchupTicks)
 	case o.catchupTime <= 0:
 		return o, fmt.Errorf("-catchup-time: %v is not positive", o.catchupTime)
+	case o.maxMatches < 1:
+		return o, fmt.Errorf("-max-matches: %d is less than 1", o.maxMatches)
+	case o.maxInput < 1:
+		return o, fmt.Errorf("-max-input: %d is less than 1", o.maxInput)
+	case o.writeTimeout <= 0:
+		return o, fmt.Errorf("-write-timeout: %v is not positive", o.writeTimeout)
 	}
 	return o, nil
 }
@@ -178,6 +197,8 @@ type server struct {
 	conns   sync.WaitGroup
 	nextID  atomic.Uint64
 	started atomic.Uint64
+	// running counts the matches started and not yet ended, against -max-matches.
+	running atomic.Int64
 
 	metrics *metrics
 }
@@ -203,6 +224,8 @@ type match struct {
 	arena *arena
 	rec   *replay.Recorder
 	file  *os.File
+	// queued counts the inputs pushed and not yet delivered, against -max-input.
+	queued atomic.Int64
 }
 
 // serve runs the protocol on one connection until the client closes it or the server shuts
@@ -214,13 +237,20 @@ func (s *server) serve(conn net.Conn) {
 	stop := context.AfterFunc(s.ctx, func() { conn.SetReadDeadline(time.Now()) })
 	defer stop()
 	out := bufio.NewWriter(conn)
+	// A client that does not read its answers would block the write, and with it this
+	// goroutine and the server's shutdown: after the write timeout the connection is given up.
+	var broken error
 	reply := func(format string, args ...any) {
+		if broken != nil {
+			return
+		}
+		conn.SetWriteDeadline(time.Now().Add(s.o.writeTimeout))
 		fmt.Fprintf(out, format+"\n", args...)
-		out.Flush()
+		broken = out.Flush()
 	}
 	var cur *match
 	sc := bufio.NewScanner(conn)
-	for sc.Scan() {
+	for broken == nil && sc.Scan() {
 		cmd, arg, _ := strings.Cut(strings.TrimSpace(sc.Text()), " ")
 		switch strings.ToUpper(cmd) {
 		case "START":
@@ -247,6 +277,12 @@ func (s *server) serve(conn net.Conn) {
 				reply("ERR INPUT needs a running match and a key: left, right, up or down")
 				continue
 			}
+			if cur.queued.Add(1) > int64(s.o.maxInput) {
+				cur.queued.Add(-1)
+				s.metrics.refused.WithLabelValues("input").Inc()
+				reply("ERR too much input: %d inputs wait for the next tick", s.o.maxInput)
+				continue
+			}
 			cur.m.Push(gameloop.Input{Kind: gameloop.KeyPress, Key: key})
 		case "END":
 			if cur == nil {
@@ -259,6 +295,9 @@ func (s *server) serve(conn net.Conn) {
 			reply("ERR unknown command %q: START [seed], INPUT key or END", cmd)
 		}
 	}
+	if errors.Is(sc.Err(), bufio.ErrTooLong) {
+		reply("ERR a line is longer than %d bytes", bufio.MaxScanTokenSize)
+	}
 	if cur != nil {
 		reply("%s", s.end(cur))
 	}
@@ -268,8 +307,21 @@ var keys = map[string]gameloop.Key{
 	"left": gameloop.KeyLeft, "right": gameloop.KeyRight, "up": gameloop.KeyUp, "down": gameloop.KeyDown,
 }
 
+// errFull is why a START is refused when -max-matches are running.
+var errFull = errors.New("the server is full")
+
 // start starts a match of the arena seed decides, recorded if the server records.
-func (s *server) start(seed uint64) (*match, error) {
+func (s *server) start(seed uint64) (_ *match, err error) {
+	if s.running.Add(1) > int64(s.o.maxMatches) {
+		s.running.Add(-1)
+		s.metrics.refused.WithLabelValues("full").Inc()
+		return nil, fmt.Errorf("%w: %d matches are running", errFull, s.o.maxMatches)
+	}
+	defer func() {
+		if err != nil {
+			s.running.Add(-1)
+		}
+	}()
 	mt := &match{id: s.nextID.Add(1), arena: newArena(seed)}
 	game := gameloop.Game(mt.arena)
 	if s.o.record != "" {
@@ -284,7 +336,7 @@ func (s *server) start(seed uint64) (*match, error) {
 		}
 		mt.file, mt.rec, game = f, rec, rec.Game(game)
 	}
-	timed := &timedGame{game: game, clock: s.clock, metrics: s.metrics}
+	timed := &timedGame{game: game, clock: s.clock, metrics: s.metrics, queued: &mt.queued}
 	timed.input, _ = game.(gameloop.InputHandler)
 	m, err := s.pool.NewMatch(s.ctx, timed, gameloop.Config{
 		TickRate:         s.o.hz,
@@ -316,6 +368,7 @@ func (s *server) end(mt *match) string {
 		err = errors.Join(err, mt.rec.Close(), mt.file.Close())
 	}
 	s.metrics.ended(mt.m)
+	s.running.Add(-1)
 	if err != nil {
 		return fmt.Sprintf("ERR match %d: %v", mt.id, err)
 	}
@@ -331,9 +384,11 @@ type timedGame struct {
 	clock   *gameloop.SharedClock
 	match   *gameloop.Match
 	metrics *metrics
+	queued  *atomic.Int64
 }
 
 func (g *timedGame) Input(in *gameloop.Input) error {
+	g.queued.Add(-1)
 	if g.input == nil {
 		return nil
 	}
@@ -381,6 +436,7 @@ func replayRecording(ctx context.Context, r io.Reader) (*replay.Result, error) {
 type metrics struct {
 	registry *prometheus.Registry
 	started  prometheus.Counter
+	refused  *prometheus.CounterVec
 	ticks    prometheus.Counter
 	lateness prometheus.Histogram
 
@@ -394,13 +450,19 @@ type metrics struct {
 func newMetrics(pool *gameloop.Pool) *metrics {
 	m := &metrics{registry: prometheus.NewRegistry(), live: map[*gameloop.Match]struct{}{}}
 	m.started = prometheus.NewCounter(prometheus.CounterOpts{Name: "matchserver_matches_started_total", Help: "Matches started."})
+	m.refused = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "matchserver_refused_total",
+		Help: "Commands refused to protect the server: START when -max-matches are running (reason full), INPUT past -max-input (reason input).",
+	}, []string{"reason"})
+	m.refused.WithLabelValues("full")
+	m.refused.WithLabelValues("input")
 	m.ticks = prometheus.NewCounter(prometheus.CounterOpts{Name: "matchserver_ticks_total", Help: "Updates run, over all matches."})
 	m.lateness = prometheus.NewHistogram(prometheus.HistogramOpts{
 		Name:    "matchserver_tick_lateness_seconds",
 		Help:    "How late each update began: when it began minus when it was due on its match's grid.",
 		Buckets: prometheus.ExponentialBuckets(50e-6, 2, 12), // 50 µs to 100 ms
 	})
-	m.registry.MustRegister(m.started, m.ticks, m.lateness,
+	m.registry.MustRegister(m.started, m.refused, m.ticks, m.lateness,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "matchserver_matches", Help: "Matches running now."},
 			func() float64 { return float64(pool.Len()) }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "matchserver_matches_ended_total", Help: "Matches ended."},

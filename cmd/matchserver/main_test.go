@@ -20,8 +20,9 @@ import (
 )
 
 // startServer runs the server on free ports of 127.0.0.1, recording into a temporary
-// directory. Cancelling the returned context is what SIGTERM does; wait returns run's error.
-func startServer(t *testing.T) (addr, metricsAddr, dir string, stop context.CancelFunc, wait func() error) {
+// directory, with flags added to the test's own. Cancelling the returned context is what
+// SIGTERM does; wait returns run's error.
+func startServer(t *testing.T, flags ...string) (addr, metricsAddr, dir string, stop context.CancelFunc, wait func() error) {
 	t.Helper()
 	dir = t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -30,8 +31,9 @@ func startServer(t *testing.T) (addr, metricsAddr, dir string, stop context.Canc
 	go func() {
 		// Catch up rather than drop: under the race detector, on a busy machine, the server
 		// may fall seconds behind, and must not lose time for it.
-		done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-metrics", "127.0.0.1:0", "-record", dir,
-			"-catchup-ticks", "100000", "-catchup-time", "1h"}, io.Discard, io.Discard,
+		args := []string{"-addr", "127.0.0.1:0", "-metrics", "127.0.0.1:0", "-record", dir,
+			"-catchup-ticks", "100000", "-catchup-time", "1h"}
+		done <- run(ctx, append(args, flags...), io.Discard, io.Discard,
 			func(a, m string) { ready <- [2]string{a, m} })
 	}()
 	select {
@@ -264,5 +266,207 @@ func TestProtocolErrors(t *testing.T) {
 		if err != nil || !strings.HasPrefix(line, tt.want) {
 			t.Errorf("%s: got %q (%v), want %s...", tt.send, line, err, tt.want)
 		}
+	}
+}
+
+// readLine reads a line from the server, failing the test if none comes.
+func readLine(t *testing.T, in *bufio.Reader) string {
+	t.Helper()
+	line, err := in.ReadString('\n')
+	if err != nil {
+		t.Fatalf("reading the server's answer: %v", err)
+	}
+	return strings.TrimSuffix(line, "\n")
+}
+
+// dial connects to the server, with a deadline that fails a test rather than hangs it.
+func dial(t *testing.T, addr string) (net.Conn, *bufio.Reader) {
+	t.Helper()
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	conn.SetDeadline(time.Now().Add(2 * time.Minute))
+	return conn, bufio.NewReader(conn)
+}
+
+// TestMaxMatches: past -max-matches a START is refused, and counted; once a match ends, a
+// START is taken again.
+func TestMaxMatches(t *testing.T) {
+	addr, metricsAddr, _, _, _ := startServer(t, "-max-matches", "2")
+	var conns []net.Conn
+	var ins []*bufio.Reader
+	for i := range 3 {
+		conn, in := dial(t, addr)
+		fmt.Fprintf(conn, "START %d\n", i)
+		conns, ins = append(conns, conn), append(ins, in)
+	}
+	// The first two are taken in whichever order they arrive: two STARTED, one refusal.
+	var started, refused []int
+	for i, in := range ins {
+		switch line := readLine(t, in); {
+		case strings.HasPrefix(line, "STARTED "):
+			started = append(started, i)
+		case strings.HasPrefix(line, "ERR the server is full"):
+			refused = append(refused, i)
+		default:
+			t.Fatalf("START %d: %q", i, line)
+		}
+	}
+	if len(started) != 2 || len(refused) != 1 {
+		t.Fatalf("started %v, refused %v: want two started and one refused", started, refused)
+	}
+	if v := metricValue(t, metricsAddr, `matchserver_refused_total{reason="full"}`); v != 1 {
+		t.Errorf(`matchserver_refused_total{reason="full"} = %v, want 1`, v)
+	}
+	fmt.Fprintf(conns[started[0]], "END\n")
+	if line := readLine(t, ins[started[0]]); !strings.HasPrefix(line, "ENDED ") {
+		t.Fatalf("END: %q", line)
+	}
+	fmt.Fprintf(conns[refused[0]], "START 9\n")
+	if line := readLine(t, ins[refused[0]]); !strings.HasPrefix(line, "STARTED ") {
+		t.Errorf("START after a match ended: %q", line)
+	}
+}
+
+// TestMaxInput: a client that sends input faster than the match takes it is refused past
+// -max-input inputs waiting for the next tick, and taken again once they have gone to the
+// game. However a burst falls across ticks, no tick of the recording has more inputs before
+// it than the limit, and every input sent is either recorded or refused.
+func TestMaxInput(t *testing.T) {
+	const limit, sent = 3, 2000
+	addr, metricsAddr, dir, _, _ := startServer(t, "-max-input", strconv.Itoa(limit))
+	conn, in := dial(t, addr)
+	fmt.Fprintf(conn, "START 1\n")
+	if line := readLine(t, in); !strings.HasPrefix(line, "STARTED ") {
+		t.Fatalf("START: %q", line)
+	}
+	// One input at a time, each followed by an unknown command, so that the answers tell
+	// whether it was taken: up to the limit it is; then, once the game has taken some, again.
+	// (Without the limit's count going down as the game takes input, it never would be:
+	// past 100 ticks, the test fails.)
+	refusals := 0
+	taken := func() bool {
+		fmt.Fprintf(conn, "INPUT up\nPING\n")
+		line := readLine(t, in)
+		if strings.HasPrefix(line, "ERR too much input") {
+			refusals++
+			line = readLine(t, in)
+		} else if !strings.HasPrefix(line, "ERR unknown command") {
+			t.Fatalf("INPUT: %q", line)
+		} else {
+			return true
+		}
+		if !strings.HasPrefix(line, "ERR unknown command") {
+			t.Fatalf("PING: %q", line)
+		}
+		return false
+	}
+	accepted := 0
+	for range limit {
+		if !taken() {
+			t.Fatalf("an input was refused with %d of %d waiting", accepted, limit)
+		}
+		accepted++
+	}
+	ticks := metricValue(t, metricsAddr, "matchserver_ticks_total")
+	for !taken() {
+		if metricValue(t, metricsAddr, "matchserver_ticks_total") > ticks+100 {
+			t.Fatal("input is still refused 100 ticks after the inputs waiting went to the game")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	accepted++
+	before := refusals
+	go func() {
+		// In one write, so that it arrives faster than ticks come.
+		conn.Write([]byte(strings.Repeat("INPUT left\n", sent) + "END\n"))
+	}()
+	var e ended
+	for {
+		line := readLine(t, in)
+		if strings.HasPrefix(line, "ERR too much input") {
+			refusals++
+			continue
+		}
+		if _, err := fmt.Sscanf(line, "ENDED %d %d %x", &e.id, &e.ticks, &e.checksum); err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		break
+	}
+	f, err := os.Open(filepath.Join(dir, fmt.Sprintf("match-%d.rec", e.id)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rec, err := replay.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	perTick := map[uint64]int{}
+	for _, in := range rec.Inputs {
+		perTick[in.Tick]++
+	}
+	for tick, n := range perTick {
+		if n > limit {
+			t.Errorf("%d inputs before tick %d, more than the limit of %d", n, tick, limit)
+		}
+	}
+	// An input accepted before END is delivered before the match's last tick, or, if END
+	// came first, not at all: it is neither refused nor recorded only then.
+	burst, burstRefused := len(rec.Inputs)-accepted, refusals-before
+	if burstRefused+burst > sent || burstRefused < sent-limit*int(e.ticks+1) {
+		t.Errorf("%d refused and %d recorded of %d sent in a burst; the match ran %d ticks", burstRefused, burst, sent, e.ticks)
+	}
+	if v := metricValue(t, metricsAddr, `matchserver_refused_total{reason="input"}`); v != float64(refusals) {
+		t.Errorf(`matchserver_refused_total{reason="input"} = %v, the client was refused %d times`, v, refusals)
+	}
+}
+
+// TestClientThatDoesNotRead: a client that floods the server with commands and never reads
+// the answers fills the connection's buffers, and the server's writes block. The write
+// timeout closes such a connection, ending its match, so that shutting down does not wait
+// for it forever.
+func TestClientThatDoesNotRead(t *testing.T) {
+	addr, _, dir, stop, wait := startServer(t, "-write-timeout", "100ms")
+	conn, in := dial(t, addr)
+	fmt.Fprintf(conn, "START 1\n")
+	line := readLine(t, in)
+	var id uint64
+	if _, err := fmt.Sscanf(line, "STARTED %d", &id); err != nil {
+		t.Fatalf("START: %q", line)
+	}
+	// Every line is answered with an error of about 70 bytes: sent on and on, they fill the
+	// buffers of the connection both ways, and the server, blocked writing its answers, stops
+	// reading. It gives up on the connection after its write timeout, and a write from this
+	// side then fails; the deadline here ends the flood of a server that never gives up.
+	chunk := []byte(strings.Repeat("X\n", 1<<15))
+	for {
+		conn.SetWriteDeadline(time.Now().Add(5 * time.Second))
+		if _, err := conn.Write(chunk); err != nil {
+			break
+		}
+	}
+	stop()
+	done := make(chan error, 1)
+	go func() { done <- wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("run: %v", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the server did not shut down: it waits for a client that does not read")
+	}
+	// The match was ended and its recording closed whole.
+	f, err := os.Open(filepath.Join(dir, fmt.Sprintf("match-%d.rec", id)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rec, err := replay.Decode(f)
+	if err != nil || !rec.Complete {
+		t.Errorf("the recording: %v, complete %v", err, rec != nil && rec.Complete)
 	}
 }
