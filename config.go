@@ -1,6 +1,7 @@
 package gameloop
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -93,15 +94,36 @@ type Config struct {
 	FrameTimeSamples int
 }
 
-// ConfigError reports a bad Config field.
+// ConfigError reports a bad setting: a Config field, or the value given to the method that
+// changes that setting while the loop runs (SetTickRate, SetTimeScale, SetMaxFPS).
 type ConfigError struct {
-	Field  string // the field's name, such as "TickRate"
+	Field  string // the setting's Config field, such as "TickRate"
 	Value  any    // the value it had
 	Reason string // what is wrong with it
+	// Setter is the method that was given the value, such as "SetTickRate", or "" when it
+	// came in a Config.
+	Setter string
 }
 
 func (e *ConfigError) Error() string {
+	if e.Setter != "" {
+		return fmt.Sprintf("gameloop: invalid %s(%v): %s", e.Setter, e.Value, e.Reason)
+	}
 	return fmt.Sprintf("gameloop: invalid Config.%s %v: %s", e.Field, e.Value, e.Reason)
+}
+
+// badField returns the error for a bad value of a Config field.
+func badField(field string, value any, reason string) *ConfigError {
+	return &ConfigError{Field: field, Value: value, Reason: reason}
+}
+
+// inSetter marks err, a *ConfigError if not nil, as the argument of the method setter.
+func inSetter(setter string, err error) error {
+	var ce *ConfigError
+	if errors.As(err, &ce) {
+		ce.Setter = setter
+	}
+	return err
 }
 
 // withDefaults returns c with its zero fields filled in and validates it.
@@ -135,32 +157,32 @@ func (c Config) validate() error {
 		return err
 	}
 	if c.MaxTicksPerFrame < 0 {
-		return &ConfigError{"MaxTicksPerFrame", c.MaxTicksPerFrame, "must not be negative (0 means the default)"}
+		return badField("MaxTicksPerFrame", c.MaxTicksPerFrame, "must not be negative (0 means the default)")
 	}
 	if c.MaxFrameTime < 0 {
-		return &ConfigError{"MaxFrameTime", c.MaxFrameTime, "must not be negative (0 means the default)"}
+		return badField("MaxFrameTime", c.MaxFrameTime, "must not be negative (0 means the default)")
 	}
 	if err := checkScale("TimeScale", c.TimeScale); err != nil {
 		return err
 	}
 	if c.FrameTimeSamples < 0 || c.FrameTimeSamples > MaxFrameTimeSamples {
-		return &ConfigError{"FrameTimeSamples", c.FrameTimeSamples,
-			fmt.Sprintf("must be between 0 (the default) and %d", MaxFrameTimeSamples)}
+		return badField("FrameTimeSamples", c.FrameTimeSamples,
+			fmt.Sprintf("must be between 0 (the default) and %d", MaxFrameTimeSamples))
 	}
 	if c.Lazy && c.Bench {
-		return &ConfigError{"Lazy", c.Lazy, "cannot be combined with Bench: a lazy loop waits for input, a bench loop never waits"}
+		return badField("Lazy", c.Lazy, "cannot be combined with Bench: a lazy loop waits for input, a bench loop never waits")
 	}
 	if c.NoFrames {
 		switch {
 		case c.MaxFPS != 0:
-			return &ConfigError{"NoFrames", c.NoFrames, fmt.Sprintf("cannot be combined with MaxFPS %d: a loop without frames has no frame rate", c.MaxFPS)}
+			return badField("NoFrames", c.NoFrames, fmt.Sprintf("cannot be combined with MaxFPS %d: a loop without frames has no frame rate", c.MaxFPS))
 		case c.Lazy:
-			return &ConfigError{"NoFrames", c.NoFrames, "cannot be combined with Lazy: a lazy loop's turn (input, a tick, a frame) ends with its frame"}
+			return badField("NoFrames", c.NoFrames, "cannot be combined with Lazy: a lazy loop's turn (input, a tick, a frame) ends with its frame")
 		}
 	}
 	if c.Bench && c.Clock != nil {
 		if _, ok := c.Clock.(*ManualClock); !ok {
-			return &ConfigError{"Clock", fmt.Sprintf("%T", c.Clock), "with Bench, must be nil or a *ManualClock: bench mode jumps the clock to each deadline"}
+			return badField("Clock", fmt.Sprintf("%T", c.Clock), "with Bench, must be nil or a *ManualClock: bench mode jumps the clock to each deadline")
 		}
 	}
 	return nil
@@ -168,10 +190,10 @@ func (c Config) validate() error {
 
 func checkRate(field string, rate int) error {
 	if rate < 0 {
-		return &ConfigError{field, rate, "must not be negative"}
+		return badField(field, rate, "must not be negative")
 	}
 	if rate > MaxRate {
-		return &ConfigError{field, rate, fmt.Sprintf("must be at most %d per second", MaxRate)}
+		return badField(field, rate, fmt.Sprintf("must be at most %d per second", MaxRate))
 	}
 	return nil
 }
@@ -182,11 +204,11 @@ const maxTimeScale = 1e6
 func checkScale(field string, scale float64) error {
 	switch {
 	case math.IsNaN(scale):
-		return &ConfigError{field, scale, "must be a number"}
+		return badField(field, scale, "must be a number")
 	case scale < 0:
-		return &ConfigError{field, scale, "must not be negative"}
+		return badField(field, scale, "must not be negative")
 	case scale > maxTimeScale:
-		return &ConfigError{field, scale, fmt.Sprintf("must be at most %g", float64(maxTimeScale))}
+		return badField(field, scale, fmt.Sprintf("must be at most %g", float64(maxTimeScale)))
 	}
 	return nil
 }

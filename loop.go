@@ -566,7 +566,7 @@ func (l *Loop) Paused() bool {
 // A negative, NaN or infinite scale is an error.
 func (l *Loop) SetTimeScale(scale float64) error {
 	if err := checkScale("TimeScale", scale); err != nil {
-		return err
+		return inSetter("SetTimeScale", err)
 	}
 	l.request(func(c *control) { c.scale = scale })
 	return nil
@@ -576,7 +576,7 @@ func (l *Loop) SetTimeScale(scale float64) error {
 // counts toward the first at the new rate: none is lost or repeated.
 func (l *Loop) SetTickRate(rate int) error {
 	if rate <= 0 || rate > MaxRate {
-		return &ConfigError{"TickRate", rate, fmt.Sprintf("must be between 1 and %d", MaxRate)}
+		return inSetter("SetTickRate", badField("TickRate", rate, fmt.Sprintf("must be between 1 and %d", MaxRate)))
 	}
 	l.request(func(c *control) { c.tickRate = rate })
 	return nil
@@ -586,10 +586,10 @@ func (l *Loop) SetTickRate(rate int) error {
 // no cap: any other value is an error.
 func (l *Loop) SetMaxFPS(fps int) error {
 	if err := checkRate("MaxFPS", fps); err != nil {
-		return err
+		return inSetter("SetMaxFPS", err)
 	}
 	if l.noFrames && fps != 0 {
-		return &ConfigError{"MaxFPS", fps, "the loop draws no frames (Config.NoFrames)"}
+		return inSetter("SetMaxFPS", badField("MaxFPS", fps, "the loop draws no frames (Config.NoFrames)"))
 	}
 	l.request(func(c *control) { c.maxFPS = fps })
 	return nil

@@ -262,8 +262,8 @@ func TestTimeScale(t *testing.T) {
 	}
 	for _, bad := range []float64{-1, math.NaN(), math.Inf(1)} {
 		var ce *ConfigError
-		if err := l.SetTimeScale(bad); !errors.As(err, &ce) || ce.Field != "TimeScale" {
-			t.Errorf("SetTimeScale(%v) = %v, want a ConfigError on TimeScale", bad, err)
+		if err := l.SetTimeScale(bad); !errors.As(err, &ce) || ce.Field != "TimeScale" || ce.Setter != "SetTimeScale" {
+			t.Errorf("SetTimeScale(%v) = %v, want a ConfigError on TimeScale from SetTimeScale", bad, err)
 		}
 	}
 	// Config.TimeScale too.
@@ -476,7 +476,7 @@ func TestNoFrames(t *testing.T) {
 		t.Errorf("stats: %d ticks, %d frames, frame p99 %v; want 3, 0, 0", st.Ticks, st.Frames, st.FrameTimeP99)
 	}
 	var ce *ConfigError
-	if err := l.SetMaxFPS(30); !errors.As(err, &ce) || ce.Field != "MaxFPS" {
+	if err := l.SetMaxFPS(30); !errors.As(err, &ce) || ce.Field != "MaxFPS" || ce.Setter != "SetMaxFPS" {
 		t.Errorf("SetMaxFPS(30) on a loop without frames = %v, want a ConfigError on MaxFPS", err)
 	}
 	if err := l.SetMaxFPS(0); err != nil {

@@ -159,10 +159,15 @@ func (p *Pool) Len() int {
 
 // NewMatch returns a match of g, not yet started: call Start or StartAt. cfg's TickRate,
 // MaxTicksPerFrame (the most updates in one pass; the rest are dropped), MaxFrameTime and
-// TimeScale are used as a Loop uses them; the other fields are not. The match ends when ctx is
-// done, when g's Update returns ErrStop (Err is then nil) or an error, or when Stop is called.
-// g may implement InputHandler, for the input given to Push.
+// TimeScale are used as a Loop uses them. A match draws no frames and runs on the pool's clock:
+// NoFrames may be set, and a Window, Clock, MaxFPS, FrameTimeSamples, Lazy or Bench is a
+// *ConfigError. The match ends when ctx is done, when g's Update returns ErrStop (Err is then
+// nil) or an error, or when Stop is called. g may implement InputHandler, for the input given
+// to Push.
 func (p *Pool) NewMatch(ctx context.Context, g Game, cfg Config) (*Match, error) {
+	if err := checkMatchConfig(cfg); err != nil {
+		return nil, err
+	}
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err
@@ -192,6 +197,27 @@ func (p *Pool) NewMatch(ctx context.Context, g Game, cfg Config) (*Match, error)
 	m.stopCtx = context.AfterFunc(ctx, m.Stop)
 	m.inMu.Unlock()
 	return m, nil
+}
+
+// checkMatchConfig rejects the Config fields that a pool's match has no use for, so that a
+// setting is not silently ignored.
+func checkMatchConfig(cfg Config) error {
+	const reason = "a pool's match does not take it: it draws no frames and runs on the pool's clock"
+	switch {
+	case cfg.Window != nil:
+		return badField("Window", fmt.Sprintf("%T", cfg.Window), reason)
+	case cfg.Clock != nil:
+		return badField("Clock", fmt.Sprintf("%T", cfg.Clock), reason)
+	case cfg.MaxFPS != 0:
+		return badField("MaxFPS", cfg.MaxFPS, reason)
+	case cfg.FrameTimeSamples != 0:
+		return badField("FrameTimeSamples", cfg.FrameTimeSamples, reason)
+	case cfg.Lazy:
+		return badField("Lazy", cfg.Lazy, reason)
+	case cfg.Bench:
+		return badField("Bench", cfg.Bench, reason)
+	}
+	return nil
 }
 
 // workerChunk is how many quick matches a worker takes from the queue at a time: fewer trips
@@ -929,7 +955,7 @@ func (m *Match) Resume() { m.request(func(c *control) { c.paused = false }) }
 // negative, NaN or infinite scale is an error.
 func (m *Match) SetTimeScale(scale float64) error {
 	if err := checkScale("TimeScale", scale); err != nil {
-		return err
+		return inSetter("SetTimeScale", err)
 	}
 	m.request(func(c *control) { c.scale = scale })
 	return nil
@@ -938,7 +964,7 @@ func (m *Match) SetTimeScale(scale float64) error {
 // SetTickRate changes the match's updates per second; none is lost or repeated.
 func (m *Match) SetTickRate(rate int) error {
 	if rate <= 0 || rate > MaxRate {
-		return &ConfigError{"TickRate", rate, fmt.Sprintf("must be between 1 and %d", MaxRate)}
+		return inSetter("SetTickRate", badField("TickRate", rate, fmt.Sprintf("must be between 1 and %d", MaxRate)))
 	}
 	m.request(func(c *control) { c.tickRate = rate })
 	return nil

@@ -353,3 +353,41 @@ func TestPoolCloseClock(t *testing.T) {
 	}
 	waitGoroutines(t, before)
 }
+
+// TestNewMatchRejectsUnusedSettings: a setting that a pool's match cannot honour is an error
+// naming it, not silently ignored; those it uses, and NoFrames, are accepted.
+func TestNewMatchRejectsUnusedSettings(t *testing.T) {
+	c := NewSharedClock(nil)
+	defer c.Close()
+	p := NewPool(c, &PoolOptions{Workers: 1})
+	for field, cfg := range map[string]Config{
+		"Window":           {Window: NewHeadlessWindow(1, 1)},
+		"Clock":            {Clock: NewManualClock()},
+		"MaxFPS":           {MaxFPS: 60},
+		"FrameTimeSamples": {FrameTimeSamples: 16},
+		"Lazy":             {Lazy: true},
+		"Bench":            {Bench: true},
+		"TickRate":         {TickRate: -1},
+	} {
+		var ce *ConfigError
+		if _, err := p.NewMatch(context.Background(), &recGame{}, cfg); !errors.As(err, &ce) || ce.Field != field {
+			t.Errorf("NewMatch with %s set: %v, want a *ConfigError on %s", field, err, field)
+		}
+	}
+	if p.Len() != 0 {
+		t.Errorf("%d matches in the pool after refused ones, want 0", p.Len())
+	}
+	m, err := p.NewMatch(context.Background(), &recGame{}, Config{TickRate: 20, MaxTicksPerFrame: 2,
+		MaxFrameTime: time.Second, TimeScale: 2, NoFrames: true})
+	if err != nil {
+		t.Fatalf("NewMatch with the settings it uses: %v", err)
+	}
+	if st := m.Stats(); st.TickRate != 20 || st.TimeScale != 2 {
+		t.Errorf("stats: tick rate %d, time scale %v; want 20, 2", st.TickRate, st.TimeScale)
+	}
+	var ce *ConfigError
+	if err := m.SetTickRate(0); !errors.As(err, &ce) || ce.Setter != "SetTickRate" {
+		t.Errorf("Match.SetTickRate(0) = %v, want a ConfigError from SetTickRate", err)
+	}
+	m.Stop()
+}

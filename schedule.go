@@ -348,7 +348,7 @@ func (s *Schedule) Resume(now time.Duration) {
 // ticks per real second, each with the same step. Scale 0 stops game time like Pause.
 func (s *Schedule) SetTimeScale(now time.Duration, scale float64) error {
 	if err := checkScale("TimeScale", scale); err != nil {
-		return err
+		return inSetter("SetTimeScale", err)
 	}
 	s.rebase(now)
 	s.scale = exactScale(scale)
@@ -361,7 +361,7 @@ func (s *Schedule) SetTimeScale(now time.Duration, scale float64) error {
 // Ticks granted and not taken are withdrawn; Advance again.
 func (s *Schedule) SetTickRate(rate int) error {
 	if rate <= 0 || rate > MaxRate {
-		return &ConfigError{"TickRate", rate, fmt.Sprintf("must be between 1 and %d", MaxRate)}
+		return inSetter("SetTickRate", badField("TickRate", rate, fmt.Sprintf("must be between 1 and %d", MaxRate)))
 	}
 	s.epochGame, s.epochTick, s.skipped = s.dueLast, s.ticks, 0
 	s.setRate(int64(rate))

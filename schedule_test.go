@@ -237,8 +237,14 @@ func TestScheduleTickRateChangeKeepsTime(t *testing.T) {
 		t.Errorf("total %d ticks, want 54", s.Ticks())
 	}
 	var ce *ConfigError
-	if err := s.SetTickRate(0); !errors.As(err, &ce) || ce.Field != "TickRate" {
-		t.Errorf("SetTickRate(0) = %v, want a ConfigError on TickRate", err)
+	if err := s.SetTickRate(0); !errors.As(err, &ce) || ce.Field != "TickRate" || ce.Setter != "SetTickRate" {
+		t.Errorf("SetTickRate(0) = %v, want a ConfigError on TickRate from SetTickRate", err)
+	}
+	if got, want := ce.Error(), "gameloop: invalid SetTickRate(0): must be between 1 and 1000000"; got != want {
+		t.Errorf("SetTickRate(0) says %q, want %q", got, want)
+	}
+	if err := s.SetTimeScale(0, -1); !errors.As(err, &ce) || ce.Setter != "SetTimeScale" {
+		t.Errorf("SetTimeScale(-1) = %v, want a ConfigError from SetTimeScale", err)
 	}
 }
 
