@@ -101,7 +101,7 @@ type PoolOptions struct {
 // dropped time, pause, time scale and tick rate, statistics, input marked with the tick it
 // precedes (so that replay records it), and a context that ends it. Matches draw no frames:
 // a pool is for servers. A match's callbacks run on one goroutine at a time, not always the
-// same one.
+// same one. Make one with NewPool: the zero Pool is not usable.
 type Pool struct {
 	clock    *SharedClock
 	slowPass time.Duration
@@ -117,11 +117,21 @@ type Pool struct {
 }
 
 // NewPool returns a pool of matches on clock, and starts its workers. A nil opts means the
-// defaults. Close it, or the clock, to end its matches and stop its workers.
+// defaults. Close it, or the clock, to end its matches and stop its workers. A nil clock, or a
+// negative Workers or SlowPass, is a programming error: NewPool panics.
 func NewPool(clock *SharedClock, opts *PoolOptions) *Pool {
+	if clock == nil {
+		panic("gameloop: NewPool with a nil *SharedClock")
+	}
 	var o PoolOptions
 	if opts != nil {
 		o = *opts
+	}
+	if o.Workers < 0 {
+		panic(fmt.Sprintf("gameloop: NewPool with a negative PoolOptions.Workers (%d)", o.Workers))
+	}
+	if o.SlowPass < 0 {
+		panic(fmt.Sprintf("gameloop: NewPool with a negative PoolOptions.SlowPass (%v)", o.SlowPass))
 	}
 	if o.Workers <= 0 {
 		o.Workers = max(runtime.GOMAXPROCS(0)-1, 1)

@@ -7,6 +7,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -390,4 +391,26 @@ func TestNewMatchRejectsUnusedSettings(t *testing.T) {
 		t.Errorf("Match.SetTickRate(0) = %v, want a ConfigError from SetTickRate", err)
 	}
 	m.Stop()
+}
+
+// TestBadPoolOptions: a nil clock or a negative setting panics with a message naming it,
+// rather than failing later or being taken for the default.
+func TestBadPoolOptions(t *testing.T) {
+	c := NewSharedClock(nil)
+	defer c.Close()
+	for want, f := range map[string]func(){
+		"nil *SharedClock":                  func() { NewPool(nil, nil) },
+		"PoolOptions.Workers":               func() { NewPool(c, &PoolOptions{Workers: -1}) },
+		"PoolOptions.SlowPass":              func() { NewPool(c, &PoolOptions{SlowPass: -time.Millisecond}) },
+		"SharedClockOptions.Resolution (-1": func() { NewSharedClock(&SharedClockOptions{Resolution: -1}) },
+	} {
+		func() {
+			defer func() {
+				if msg, _ := recover().(string); !strings.Contains(msg, want) {
+					t.Errorf("panic %q, want one naming %q", msg, want)
+				}
+			}()
+			f()
+		}()
+	}
 }

@@ -1,6 +1,7 @@
 package gameloop
 
 import (
+	"fmt"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -72,7 +73,8 @@ type SharedClockOptions struct {
 //
 // A game client should keep the default clock (a SystemClock), whose Pacer is far more
 // precise for one loop. A SharedClock's times are durations since it was made. Its methods are
-// safe for concurrent use; in steady state a wait allocates nothing.
+// safe for concurrent use; in steady state a wait allocates nothing. Make one with
+// NewSharedClock: the zero SharedClock is not usable.
 type SharedClock struct {
 	origin time.Time
 	res    time.Duration
@@ -121,11 +123,15 @@ type waitEntry struct {
 }
 
 // NewSharedClock returns a shared clock with its origin at the time of the call, and starts its
-// waiter. A nil opts means the defaults. Close it when every loop on it has ended.
+// waiter. A nil opts means the defaults. Close it when every loop on it has ended. A negative
+// Resolution is a programming error: NewSharedClock panics.
 func NewSharedClock(opts *SharedClockOptions) *SharedClock {
 	var o SharedClockOptions
 	if opts != nil {
 		o = *opts
+	}
+	if o.Resolution < 0 {
+		panic(fmt.Sprintf("gameloop: NewSharedClock with a negative SharedClockOptions.Resolution (%v)", o.Resolution))
 	}
 	if o.Resolution <= 0 {
 		o.Resolution = DefaultResolution

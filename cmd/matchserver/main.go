@@ -119,6 +119,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return o, fmt.Errorf("-max-matches: %d is less than 1", o.maxMatches)
 	case o.maxInput < 1:
 		return o, fmt.Errorf("-max-input: %d is less than 1", o.maxInput)
+	case o.resolution < 0:
+		return o, fmt.Errorf("-resolution: %v is negative", o.resolution)
 	case o.writeTimeout <= 0:
 		return o, fmt.Errorf("-write-timeout: %v is not positive", o.writeTimeout)
 	}

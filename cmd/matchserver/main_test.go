@@ -470,3 +470,20 @@ func TestClientThatDoesNotRead(t *testing.T) {
 		t.Errorf("the recording: %v, complete %v", err, rec != nil && rec.Complete)
 	}
 }
+
+// TestBadFlags: every setting out of range is an error naming its flag, before anything is
+// served.
+func TestBadFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"-hz", "0"}, {"-catchup-ticks", "0"}, {"-catchup-time", "0s"}, {"-max-matches", "0"},
+		{"-max-input", "-1"}, {"-resolution", "-1ms"}, {"-write-timeout", "0s"}, {"extra"},
+	} {
+		_, err := parseFlags(args, io.Discard)
+		if err == nil || (args[0] != "extra" && !strings.Contains(err.Error(), args[0])) {
+			t.Errorf("parseFlags(%q) = %v, want an error naming %s", args, err, args[0])
+		}
+	}
+	if _, err := parseFlags(nil, io.Discard); err != nil {
+		t.Errorf("the defaults: %v", err)
+	}
+}
