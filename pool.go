@@ -572,6 +572,7 @@ type Match struct {
 
 	inMu    sync.Mutex
 	pending []Input // input pushed since the last pass
+	ended   bool    // set by finish: Push takes no more input
 
 	endErr error // why Stop or Close ended the match, under inMu
 	done   chan struct{}
@@ -679,14 +680,21 @@ func (m *Match) end(err error) {
 }
 
 // Push queues input for the match: it is delivered to the game's Input before the next tick,
-// with Input.Tick set to that tick. The queue holds all it is given: a server that takes
-// input from clients it does not trust bounds how much it pushes between ticks (see the
-// -max-input flag of cmd/matchserver, which counts the inputs pushed and not yet delivered).
-func (m *Match) Push(in ...Input) {
+// with Input.Tick set to that tick. It reports whether the match took the input: once the match
+// has been asked to end (Stop, its context, the pool closing) or has ended, it takes none, and
+// input it holds when it ends is never delivered. The queue holds all it is given: a server
+// that takes input from clients it does not trust bounds how much it pushes between ticks (see
+// the -max-input flag of cmd/matchserver, which counts the inputs pushed and not yet
+// delivered).
+func (m *Match) Push(in ...Input) bool {
 	m.inMu.Lock()
+	defer m.inMu.Unlock()
+	if m.endErr != nil || m.ended {
+		return false
+	}
 	m.pending = append(m.pending, in...)
 	m.hasInput.Store(true)
-	m.inMu.Unlock()
+	return true
 }
 
 // kick makes the match run a pass at once: after a control change, or to end it.
@@ -888,6 +896,7 @@ func (m *Match) fail(err error) bool {
 func (m *Match) finish() {
 	m.inMu.Lock()
 	stop := m.stopCtx
+	m.ended, m.pending = true, nil
 	m.inMu.Unlock()
 	if stop != nil {
 		stop()

@@ -414,3 +414,31 @@ func TestBadPoolOptions(t *testing.T) {
 		}()
 	}
 }
+
+// TestPushAfterEnd: a match asked to end takes no more input, and one that ended holds none.
+func TestPushAfterEnd(t *testing.T) {
+	c := NewSharedClock(nil)
+	defer c.Close()
+	p := NewPool(c, &PoolOptions{Workers: 1})
+	g := &recGame{}
+	m, err := p.NewMatch(context.Background(), g, Config{TickRate: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !m.Push(Input{Kind: KeyPress, Key: KeyLeft}) {
+		t.Error("Push before the start: not taken")
+	}
+	m.Stop()
+	if m.Push(Input{Kind: KeyPress, Key: KeyRight}) {
+		t.Error("Push after Stop: taken")
+	}
+	if err := m.Wait(); !errors.Is(err, ErrStopped) {
+		t.Errorf("Err = %v, want ErrStopped", err)
+	}
+	if m.Push(Input{Kind: KeyPress, Key: KeyRight}) {
+		t.Error("Push after the end: taken")
+	}
+	if m.pending != nil {
+		t.Errorf("an ended match holds %d inputs", len(m.pending))
+	}
+}

@@ -11,6 +11,10 @@
 //	INPUT key      steer the match's player: left, right, up or down; applied before the next tick
 //	END            end the match; the server answers ENDED id ticks checksum
 //
+// An INPUT that is taken gets no answer, so that a client can stream them; a command that
+// cannot be carried out (a bad command or key, INPUT with no match or to a match that has
+// ended, a START past the limit) gets a line ERR and why.
+//
 // A connection runs one match at a time, any number in turn; closing it ends its match. On
 // SIGTERM or SIGINT the server stops accepting, ends every match (answering ENDED), closes
 // every recording and exits. With -record DIR each match is recorded to DIR/match-ID.rec;
@@ -285,7 +289,10 @@ func (s *server) serve(conn net.Conn) {
 				reply("ERR too much input: %d inputs wait for the next tick", s.o.maxInput)
 				continue
 			}
-			cur.m.Push(gameloop.Input{Kind: gameloop.KeyPress, Key: key})
+			if !cur.m.Push(gameloop.Input{Kind: gameloop.KeyPress, Key: key}) {
+				cur.queued.Add(-1)
+				reply("ERR the match has ended: END it")
+			}
 		case "END":
 			if cur == nil {
 				reply("ERR no match is running")
