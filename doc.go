@@ -31,6 +31,10 @@
 //   - Schedule: only the decisions, for a host that owns the frame (a browser's
 //     requestAnimationFrame, another engine's callback): hand it the time, get the ticks owed.
 //   - Interpolated, Vec2, Vec3: keep the previous and current state of a value and blend them.
+//   - SharedClock and Pool: for a game server that runs many matches in one process. Loops
+//     with Config.Clock set to one SharedClock (and Config.NoFrames) keep the whole Loop API
+//     and wait through one waiter; a Pool runs matches as Games with no goroutine each. See
+//     docs/server.md for which to choose and what each costs.
 //
 // # Getting a window
 //

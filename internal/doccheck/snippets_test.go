@@ -182,5 +182,28 @@ func wireReplay(ctx context.Context, path string) error {
 	return nil
 }
 
+// docs/server.md: how late each update of a pool's match began.
+type timed struct {
+	clock *gameloop.SharedClock
+	m     *gameloop.Match
+	late  time.Duration // the most an update of the match began late
+}
+
+func (g *timed) Update(u *gameloop.Update) error {
+	g.late = max(g.late, g.clock.Now()-g.m.Due())
+	return nil
+}
+
+func startTimed(ctx context.Context, pool *gameloop.Pool) error {
+	g := &timed{clock: pool.Clock()}
+	m, err := pool.NewMatch(ctx, g, gameloop.Config{TickRate: 20})
+	if err != nil {
+		return err
+	}
+	g.m = m // before Start: the first update may run at once
+	m.Start()
+	return nil
+}
+
 // The fragments are compiled, not run.
-var _ = []any{pullEvents, play, ownTheFrame, runWindowed, recordSession, replaySession, wireRecord, wireReplay}
+var _ = []any{pullEvents, play, ownTheFrame, runWindowed, recordSession, replaySession, wireRecord, wireReplay, startTimed}
