@@ -104,6 +104,31 @@ type row struct {
 	Runs    int     `json:"runs"`
 }
 
+// secondsFlags returns args with a plain number given to one of the duration flags names
+// (-name N, -name=N, or with two dashes) taken as seconds: "-seconds 5" is "-seconds 5s".
+func secondsFlags(args []string, names ...string) []string {
+	args = slices.Clone(args)
+	isNumber := func(v string) bool { _, err := strconv.ParseFloat(v, 64); return err == nil }
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			break
+		}
+		flagName, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !strings.HasPrefix(a, "-") || !slices.Contains(names, flagName) {
+			continue
+		}
+		switch {
+		case hasValue && isNumber(value):
+			args[i] = a + "s"
+		case !hasValue && i+1 < len(args) && isNumber(args[i+1]):
+			args[i+1] += "s"
+			i++
+		}
+	}
+	return args
+}
+
 func parseFlags(args []string, stderr io.Writer) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("serverbench", flag.ContinueOnError)
@@ -111,12 +136,12 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	matches := fs.String("matches", "1000", "numbers of matches, comma-separated")
 	fs.IntVar(&o.hz, "hz", 20, "ticks per second of every match")
 	fs.DurationVar(&o.seconds, "seconds", 5*time.Second, "how long to measure each run, after -warmup (a number is seconds)")
-	fs.DurationVar(&o.warmup, "warmup", time.Second, "how long each run goes before it is measured")
+	fs.DurationVar(&o.warmup, "warmup", time.Second, "how long each run goes before it is measured (a number is seconds)")
 	fs.DurationVar(&o.work, "work", 0, "CPU work in every update (a spin), such as 20us")
 	fs.BoolVar(&o.aligned, "aligned", false, "start every match at once, on one grid (default: at random over one period)")
 	resolutions := fs.String("resolution", "1ms", "SharedClock resolutions for shared and pool, comma-separated")
 	o.spins = []bool{false}
-	fs.Var(spinFlag{&o.spins}, "spin", "make the SharedClock's waiter spin rather than sleep before each wake-up (SharedClockOptions.Spin) for shared and pool; false,true runs both")
+	fs.Var(spinFlag{&o.spins}, "spin", "make the SharedClock's waiter spin rather than sleep before each wake-up (SharedClockOptions.Spin) for shared and pool: true, false, or both as -spin=false,true")
 	fs.BoolVar(&o.slow, "slow", false, "give one match a 30ms update every tick, and leave it out of the lateness")
 	names := fs.String("strategies", "shared,pool,loops,ticker", "strategies to run, comma-separated: "+strategyNames())
 	fs.IntVar(&o.runs, "runs", 1, "run everything this many times, interleaved, and report medians")
@@ -130,18 +155,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		fmt.Fprintln(stderr, "usage: serverbench [flags]\n\nRuns N matches at a tick rate under each strategy, each in its own process, and reports tick lateness and cost.\n\nflags:")
 		fs.PrintDefaults()
 	}
-	// -seconds also takes a plain number of seconds.
-	for i, a := range args {
-		if v, ok := strings.CutPrefix(a, "-seconds="); ok {
-			if _, err := strconv.ParseFloat(v, 64); err == nil {
-				args[i] = "-seconds=" + v + "s"
-			}
-		} else if (a == "-seconds" || a == "--seconds") && i+1 < len(args) {
-			if _, err := strconv.ParseFloat(args[i+1], 64); err == nil {
-				args[i+1] += "s"
-			}
-		}
-	}
+	args = secondsFlags(args, "seconds", "warmup")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}

@@ -90,7 +90,20 @@ func TestParseFlags(t *testing.T) {
 			t.Errorf("%q: spins %v, %v; want %v", tt.args, o.spins, err, tt.want)
 		}
 	}
-	for _, bad := range [][]string{{"-matches", "0"}, {"-strategies", "nope"}, {"-resolution", "fast"}, {"-hz", "0"}, {"extra"}, {"-spin=maybe"}} {
+	for _, tt := range []struct {
+		args            []string
+		seconds, warmup time.Duration
+	}{
+		{[]string{"-seconds", "2", "-warmup", "0.1"}, 2 * time.Second, 100 * time.Millisecond},
+		{[]string{"-seconds=1.5", "--warmup=0"}, 1500 * time.Millisecond, 0},
+		{[]string{"-warmup", "250ms", "-seconds", "3s"}, 3 * time.Second, 250 * time.Millisecond},
+	} {
+		o, err := parseFlags(tt.args, io.Discard)
+		if err != nil || o.seconds != tt.seconds || o.warmup != tt.warmup {
+			t.Errorf("%q: seconds %v, warmup %v, %v; want %v, %v", tt.args, o.seconds, o.warmup, err, tt.seconds, tt.warmup)
+		}
+	}
+	for _, bad := range [][]string{{"-warmup", "soon"}, {"-matches", "0"}, {"-strategies", "nope"}, {"-resolution", "fast"}, {"-hz", "0"}, {"extra"}, {"-spin=maybe"}} {
 		if _, err := parseFlags(bad, io.Discard); err == nil {
 			t.Errorf("%q: no error", bad)
 		}
