@@ -3,6 +3,7 @@ package gameloop
 import (
 	"context"
 	"iter"
+	"runtime"
 	"testing"
 	"time"
 )
@@ -90,4 +91,76 @@ func evictCaches(buf []byte) {
 	for j := 0; j < len(buf); j += 64 {
 		buf[j]++
 	}
+}
+
+// BenchmarkPoolBurstCold measures what the waiter takes to run a burst of 1,000 due matches on
+// one grid by itself (runDue), per match, each match's memory out of the caches as it is when
+// a burst comes: the updates of the last match of a burst begin that much times 1,000 late.
+// Each match's game reads the clock and keeps a value in its own memory, as a game that
+// measures itself does.
+func BenchmarkPoolBurstCold(b *testing.B) {
+	const n = 1000
+	c := newSharedClock(SharedClockOptions{}) // the benchmark plays the waiter
+	p := NewPool(c, &PoolOptions{Workers: 1})
+	period := 50 * time.Millisecond
+	gs := make([]*burstBenchGame, n)
+	for i := range gs {
+		gs[i] = &burstBenchGame{clock: c}
+		m, err := p.NewMatch(context.Background(), gs[i], Config{TickRate: 20})
+		if err != nil {
+			b.Fatal(err)
+		}
+		gs[i].m = m
+		m.StartAt(c.Now() - period)
+	}
+	evict := make([]byte, 64<<20)
+	c.splitOff = 1 << 30 // the waiter alone
+	b.ResetTimer()
+	for done := 0; done < b.N; done += n {
+		b.StopTimer()
+		var batch []*waitEntry
+		for len(batch) < n { // a long burst may have handed matches to the worker
+			c.mu.Lock()
+			batch = c.queue.takeAll(batch)
+			c.mu.Unlock()
+			runtime.Gosched()
+		}
+		for _, e := range batch {
+			e.match.sched.realBase -= period // the next tick is owed now
+		}
+		evictCaches(evict)
+		b.StartTimer()
+		runDue(c, batch)
+	}
+	b.StopTimer()
+	for deadline := time.Now().Add(10 * time.Second); ; runtime.Gosched() {
+		c.mu.Lock()
+		back := c.queue.len()
+		c.mu.Unlock()
+		if back == n {
+			break
+		}
+		if time.Now().After(deadline) {
+			b.Fatalf("%d of %d matches back in the queue", back, n)
+		}
+	}
+	for _, g := range gs {
+		if g.m.ticks.Load() == 0 {
+			b.Fatal("a match never ran")
+		}
+	}
+	go c.wait()
+	c.Close()
+}
+
+// burstBenchGame is a game of BenchmarkPoolBurstCold.
+type burstBenchGame struct {
+	clock *SharedClock
+	m     *Match
+	late  time.Duration
+}
+
+func (g *burstBenchGame) Update(*Update) error {
+	g.late = g.clock.Now() - g.m.Due()
+	return nil
 }

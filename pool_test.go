@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -441,4 +442,156 @@ func TestPushAfterEnd(t *testing.T) {
 	if m.pending != nil {
 		t.Errorf("an ended match holds %d inputs", len(m.pending))
 	}
+}
+
+// countGame counts its updates, and those that began before they were due.
+type countGame struct {
+	m            *Match
+	ticks, early atomic.Int32
+	hold         chan struct{} // if not nil, each update waits for a value from it
+	busy         time.Duration // how long each update keeps the processor busy
+}
+
+func (g *countGame) Update(u *Update) error {
+	if g.m.pool.clock.Now() < g.m.Due() {
+		g.early.Add(1)
+	}
+	g.ticks.Add(1)
+	for start := time.Now(); time.Since(start) < g.busy; {
+	}
+	if g.hold != nil {
+		<-g.hold
+	}
+	return nil
+}
+
+// burstMatches returns n matches of p at 20 Hz on one grid, each with a countGame, whose first
+// update is due at at.
+func burstMatches(t *testing.T, p *Pool, n int, at time.Duration) []*countGame {
+	t.Helper()
+	gs := make([]*countGame, n)
+	for i := range gs {
+		gs[i] = &countGame{}
+		m, err := p.NewMatch(context.Background(), gs[i], Config{TickRate: 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		gs[i].m = m
+		m.StartAt(at - 50*time.Millisecond) // a match's first pass comes at its start, its first update a step later
+	}
+	return gs
+}
+
+// popBurst waits until at and takes what is due from the clock's queue, as its waiter would.
+func popBurst(c *SharedClock, at time.Duration) []*waitEntry {
+	time.Sleep(at - c.Now())
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.queue.popDue(c.Now(), nil)
+}
+
+// waitTicks waits until every game has run want updates, and fails the test if one runs more
+// or takes too long; no update may begin early.
+func waitTicks(t *testing.T, what string, gs []*countGame, want int32) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for _, g := range gs {
+		for g.ticks.Load() < want && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	time.Sleep(20 * time.Millisecond) // time for an update too many
+	for i, g := range gs {
+		if n := g.ticks.Load(); n != want || g.early.Load() != 0 {
+			t.Fatalf("%s %d: %d updates (%d early), want %d", what, i, n, g.early.Load(), want)
+		}
+	}
+}
+
+// TestRunDueSharesBurst: the waiter hands the rest of a long burst to the workers in one piece,
+// and every entry of it is served once, whoever takes it: the pool's quick matches, its slow
+// one (by a worker), another pool's matches (by that pool's workers), and goroutines waiting on
+// the clock.
+func TestRunDueSharesBurst(t *testing.T) {
+	c := newSharedClock(SharedClockOptions{}) // the test plays the waiter
+	p := NewPool(c, &PoolOptions{Workers: 2})
+	other := NewPool(c, &PoolOptions{Workers: 1})
+	at := c.Now() + 20*time.Millisecond
+	quick := burstMatches(t, p, 300, at)
+	slow := burstMatches(t, p, 1, at)
+	slow[0].m.slow.left = 2
+	others := burstMatches(t, other, 20, at)
+	var waits sync.WaitGroup
+	for range 5 {
+		waits.Go(func() { c.WaitUntil(at, nil) })
+	}
+	for {
+		c.mu.Lock()
+		n := c.queue.len()
+		c.mu.Unlock()
+		if n == 326 {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+
+	batch := popBurst(c, at)
+	if len(batch) != 326 {
+		t.Fatalf("%d entries due, want 326", len(batch))
+	}
+	c.perMatch = splitAbove // long enough to share from its start
+	runDue(c, batch)
+	if p.tail != nil {
+		t.Errorf("after the burst: %d entries left in the tail", len(p.tail))
+	}
+	waitTicks(t, "quick match", quick, 1)
+	waitTicks(t, "slow match", slow, 1)
+	waitTicks(t, "other pool's match", others, 1)
+	waits.Wait()
+	c.mu.Lock()
+	if n := c.queue.len(); n != 321 {
+		t.Errorf("%d matches back in the queue, want 321", n)
+	}
+	c.mu.Unlock()
+
+	go c.wait()
+	c.Close()
+}
+
+// TestRunDueStopsSharing: a long burst that sharing did not make quicker (here the only worker is
+// busy, and the waiter runs it all) makes the waiter run the next long bursts alone, for
+// splitRetry of them.
+func TestRunDueStopsSharing(t *testing.T) {
+	c := newSharedClock(SharedClockOptions{})
+	p := NewPool(c, &PoolOptions{Workers: 1})
+	at := c.Now() + 10*time.Millisecond
+	busy := burstMatches(t, p, 1, at)
+	busy[0].hold = make(chan struct{})
+	busy[0].m.slow.left = 2
+	runDue(c, popBurst(c, at)) // the worker takes it, and waits in its update
+	for busy[0].ticks.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+
+	at = c.Now() + 10*time.Millisecond
+	gs := burstMatches(t, p, 200, at)
+	for _, g := range gs {
+		g.busy = 20 * time.Microsecond // the burst takes at least 4 ms
+	}
+	// Foreseen alone: 2 ms, long enough to share, and shorter than the burst will take.
+	c.perMatch = 10 * time.Microsecond
+	runDue(c, popBurst(c, at))
+	waitTicks(t, "match", gs, 1) // all run by the waiter
+	if c.splitOff != splitRetry {
+		t.Errorf("after a burst that sharing did not speed up: splitOff = %d, want %d", c.splitOff, splitRetry)
+	}
+	runDue(c, popBurst(c, at+50*time.Millisecond))
+	waitTicks(t, "match", gs, 2)
+	if c.splitOff != splitRetry-1 {
+		t.Errorf("after the next long burst: splitOff = %d, want %d", c.splitOff, splitRetry-1)
+	}
+
+	close(busy[0].hold)
+	go c.wait()
+	c.Close()
 }
