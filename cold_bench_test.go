@@ -94,8 +94,10 @@ func evictCaches(buf []byte) {
 }
 
 // BenchmarkPoolBurstCold measures what the waiter takes to run a burst of 1,000 due matches on
-// one grid by itself (runDue), per match, each match's memory out of the caches as it is when
-// a burst comes: the updates of the last match of a burst begin that much times 1,000 late.
+// one grid without sharing it from its start (runDue), per match, each match's memory out of
+// the caches as it is when a burst comes: the update of the last match of a burst begins about
+// that much times 1,000 late. (A burst that outlasts shareAfter hands its end to the pool's
+// worker, as in a server.)
 // Each match's game reads the clock and keeps a value in its own memory, as a game that
 // measures itself does.
 func BenchmarkPoolBurstCold(b *testing.B) {
