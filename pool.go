@@ -262,9 +262,6 @@ func (p *Pool) worker() {
 			taken = p.takeTailLocked(taken[:0])
 			p.mu.Unlock()
 			chunk = p.runTaken(taken, chunk[:0])
-			clear(taken)
-			clear(chunk)
-			chunk = chunk[:0]
 			continue
 		}
 		if m := p.popLocked(true); m != nil && m.slow.left > 0 {
@@ -310,8 +307,9 @@ func (p *Pool) takeTailLocked(dst []*waitEntry) []*waitEntry {
 }
 
 // runTaken runs entries taken from the tail, using chunk's array for the matches it runs,
-// which it returns: the quick matches of the pool it runs itself, and it wakes a goroutine's
-// wait, queues a slow match for the workers, and a match of another pool for that pool's.
+// which it returns emptied, as it does es: the quick matches of the pool it runs itself, and it
+// wakes a goroutine's wait, queues a slow match for the workers, and a match of another pool
+// for that pool's.
 func (p *Pool) runTaken(es []*waitEntry, chunk []*Match) []*Match {
 	// Each entry is at the start of its match, out of the cache: ask for them all at once.
 	for _, e := range es {
@@ -329,7 +327,9 @@ func (p *Pool) runTaken(es []*waitEntry, chunk []*Match) []*Match {
 		}
 	}
 	p.runChunk(chunk)
-	return chunk
+	clear(es)
+	clear(chunk)
+	return chunk[:0]
 }
 
 // runChunk runs a pass of each of ms, one after another, and puts back in the clock's queue those that
@@ -520,8 +520,7 @@ func (p *Pool) drain() {
 		if len(p.tail) > 0 {
 			es := p.takeTailLocked(taken[:0])
 			p.mu.Unlock()
-			clear(p.runTaken(es, chunk[:0]))
-			clear(es)
+			p.runTaken(es, chunk[:0])
 			continue
 		}
 		n := 0
