@@ -465,19 +465,24 @@ func (g *countGame) Update(u *Update) error {
 	return nil
 }
 
-// burstMatches returns n matches of p at 20 Hz on one grid, each with a countGame, whose first
+// burstStep is the tick period of the matches of burstMatches. It is long (1 Hz) so that a test
+// held up by a loaded machine between the bursts it plays never finds a second tick due where it
+// counts one: a pass runs every tick due by its start.
+const burstStep = time.Second
+
+// burstMatches returns n matches of p at 1 Hz on one grid, each with a countGame, whose first
 // update is due at at.
 func burstMatches(t *testing.T, p *Pool, n int, at time.Duration) []*countGame {
 	t.Helper()
 	gs := make([]*countGame, n)
 	for i := range gs {
 		gs[i] = &countGame{}
-		m, err := p.NewMatch(context.Background(), gs[i], Config{TickRate: 20})
+		m, err := p.NewMatch(context.Background(), gs[i], Config{TickRate: int(time.Second / burstStep)})
 		if err != nil {
 			t.Fatal(err)
 		}
 		gs[i].m = m
-		m.StartAt(at - 50*time.Millisecond) // a match's first pass comes at its start, its first update a step later
+		m.StartAt(at - burstStep) // a match's first pass comes at its start, its first update a step later
 	}
 	return gs
 }
@@ -600,7 +605,7 @@ func TestRunDueStopsSharing(t *testing.T) {
 	if c.splitOff != splitRetry {
 		t.Errorf("after a burst that sharing did not speed up: splitOff = %d, want %d", c.splitOff, splitRetry)
 	}
-	runDue(c, popBurst(c, at+50*time.Millisecond))
+	runDue(c, popBurst(c, at+burstStep))
 	waitTicks(t, "match", gs, 2)
 	if c.splitOff != splitRetry-1 {
 		t.Errorf("after the next long burst: splitOff = %d, want %d", c.splitOff, splitRetry-1)
