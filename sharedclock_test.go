@@ -203,8 +203,8 @@ func TestSharedClockWaitUntil(t *testing.T) {
 }
 
 // TestSharedClockLoops runs loops on one shared clock, pauses one and ends them all at
-// different times: every tick is run on time or later, never before it is due, and nothing
-// is left running.
+// different times (each after a number of ticks of its own, the paused one last): every tick is
+// run on time or later, never before it is due, and nothing is left running.
 func TestSharedClockLoops(t *testing.T) {
 	t.Run("default", func(t *testing.T) { testSharedClockLoops(t, nil) })
 	t.Run("spin", func(t *testing.T) { testSharedClockLoops(t, &SharedClockOptions{Spin: true}) })
@@ -214,10 +214,18 @@ func testSharedClockLoops(t *testing.T, opts *SharedClockOptions) {
 	before := runtime.NumGoroutine()
 	c := NewSharedClock(opts)
 	const loops, rate = 20, 200
-	var wg sync.WaitGroup
+	pausedCtx, endPaused := context.WithCancel(context.Background())
+	defer endPaused()
+	var wg, running sync.WaitGroup
+	running.Add(loops - 1)
 	for i := range loops {
 		wg.Go(func() {
-			ctx, cancel := context.WithTimeout(context.Background(), time.Duration(50+10*i)*time.Millisecond)
+			ctx, cancel := context.WithCancel(context.Background())
+			if i == 0 {
+				ctx = pausedCtx
+			} else {
+				defer running.Done()
+			}
 			defer cancel()
 			clock := &firstNow{SharedClock: c}
 			loop, err := New(Config{TickRate: rate, Clock: clock})
@@ -234,6 +242,9 @@ func testSharedClockLoops(t *testing.T, opts *SharedClockOptions) {
 					if due := clock.first + offsetOf(u.Tick, rate); c.Now() < due {
 						early++
 					}
+					if u.Tick == uint64(5*i) {
+						cancel()
+					}
 				}
 			}
 			if early > 0 {
@@ -243,11 +254,13 @@ func testSharedClockLoops(t *testing.T, opts *SharedClockOptions) {
 			if i == 0 && st.Ticks != 0 {
 				t.Errorf("paused loop ran %d ticks", st.Ticks)
 			}
-			if i > 0 && st.Ticks == 0 {
-				t.Errorf("loop %d ran no tick", i)
+			if want := uint64(5 * i); i > 0 && st.Ticks != want {
+				t.Errorf("loop %d ran %d ticks, want %d", i, st.Ticks, want)
 			}
 		})
 	}
+	running.Wait()
+	endPaused()
 	wg.Wait()
 	c.Close()
 	waitGoroutines(t, before)
