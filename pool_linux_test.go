@@ -47,6 +47,18 @@ func threadsAtNice(t *testing.T, nice int) int {
 	return n
 }
 
+// waitThreadsAtNice waits up to 10 s for the number of threads at nice to be want (threads start
+// and end a little after the goroutines that lock them), and returns the last count.
+func waitThreadsAtNice(t *testing.T, nice, want int) int {
+	t.Helper()
+	n := threadsAtNice(t, nice)
+	for deadline := time.Now().Add(10 * time.Second); n != want && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+		n = threadsAtNice(t, nice)
+	}
+	return n
+}
+
 // TestPoolWorkerPriority: a match that runs on the workers (here, one held there as slow) runs
 // on a thread whose nice value is workerNice above the process's, unless KeepWorkerPriority is
 // set; each worker has such a thread, never the main thread; the workers' threads end with the
@@ -82,12 +94,7 @@ func TestPoolWorkerPriority(t *testing.T) {
 			t.Errorf("KeepWorkerPriority %v: a worker's update ran at nice %d, want %d", keep, nice, want)
 		}
 		if !keep {
-			n := threadsAtNice(t, lowered)
-			for deadline := time.Now().Add(10 * time.Second); n < before+2 && time.Now().Before(deadline); {
-				time.Sleep(time.Millisecond)
-				n = threadsAtNice(t, lowered)
-			}
-			if n != before+2 {
+			if n := waitThreadsAtNice(t, lowered, before+2); n != before+2 {
 				t.Errorf("%d threads at nice %d with 2 workers, want %d", n, lowered, before+2)
 			}
 		}
@@ -97,12 +104,7 @@ func TestPoolWorkerPriority(t *testing.T) {
 		}
 		p.Close()
 		c.Close()
-		n := threadsAtNice(t, lowered)
-		for deadline := time.Now().Add(10 * time.Second); n > before && time.Now().Before(deadline); {
-			time.Sleep(time.Millisecond)
-			n = threadsAtNice(t, lowered)
-		}
-		if n != before {
+		if n := waitThreadsAtNice(t, lowered, before); n != before {
 			t.Errorf("KeepWorkerPriority %v: %d threads at nice %d after Close, %d before the pool", keep, n, lowered, before)
 		}
 	}
