@@ -220,12 +220,12 @@ func testSharedClockLoops(t *testing.T, opts *SharedClockOptions) {
 	running.Add(loops - 1)
 	for i := range loops {
 		wg.Go(func() {
-			ctx, cancel := context.WithCancel(context.Background())
-			if i == 0 {
-				ctx = pausedCtx
-			} else {
+			parent := pausedCtx
+			if i > 0 {
+				parent = context.Background()
 				defer running.Done()
 			}
+			ctx, cancel := context.WithCancel(parent)
 			defer cancel()
 			clock := &firstNow{SharedClock: c}
 			loop, err := New(Config{TickRate: rate, Clock: clock})
