@@ -116,3 +116,42 @@ func (g *benchGame) Render(r *Render) error {
 	}
 	return nil
 }
+
+// BenchmarkScheduleTick measures the schedule's arithmetic for one tick of a server's match at
+// 20 Hz, a pass a tick: Advance (or advance, which a Loop's and a pool's passes call), Next,
+// the Update's step and NextTickAt.
+func BenchmarkScheduleTick(b *testing.B) {
+	b.Run("Advance", func(b *testing.B) {
+		benchScheduleTick(b, func(s *Schedule, now time.Duration) time.Duration { return s.Advance(now).DroppedTime })
+	})
+	b.Run("advance", func(b *testing.B) {
+		benchScheduleTick(b, func(s *Schedule, now time.Duration) time.Duration {
+			_, dropped := s.advance(now)
+			return dropped
+		})
+	})
+}
+
+func benchScheduleTick(b *testing.B, advance func(*Schedule, time.Duration) time.Duration) {
+	s, err := NewSchedule(Config{TickRate: 20})
+	if err != nil {
+		b.Fatal(err)
+	}
+	step := 50 * time.Millisecond
+	var now, sum time.Duration
+	advance(s, now)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		now += step
+		sum += advance(s, now)
+		tick, ok := s.Next()
+		if !ok {
+			b.Fatalf("no tick owed at %v", now)
+		}
+		sum += time.Duration(tick) + s.Step() + time.Duration(s.StepSeconds()) + s.NextTickAt()
+	}
+	if sum == 0 {
+		b.Fatal("nothing summed")
+	}
+}

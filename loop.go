@@ -386,7 +386,7 @@ type warmWaiter interface {
 func (l *Loop) warmUp() {
 	sched, frames := l.sched, l.frames
 	frames.start(l.deadline)
-	if sched.Advance(l.deadline).Ticks > 0 {
+	if sched.advance(l.deadline); sched.reserved > 0 {
 		sched.Next()
 	}
 	// The sum is kept so that the compiler keeps the reads.
@@ -411,9 +411,8 @@ func (l *Loop) beginPass() {
 			l.lazyOwed = true
 		}
 	} else {
-		st := l.sched.Advance(now)
-		if st.DroppedTicks > 0 {
-			l.stats.drop(st.DroppedTicks, st.DroppedTime, now)
+		if dropped, droppedTime := l.sched.advance(now); dropped > 0 {
+			l.stats.drop(dropped, droppedTime, now)
 		}
 	}
 	l.stats.pass(now)

@@ -906,9 +906,8 @@ func (m *Match) pass(now time.Duration) (next time.Duration, ended bool) {
 		m.inMu.Unlock()
 	}
 
-	st := m.sched.Advance(now)
-	if st.DroppedTicks > 0 {
-		m.drop(st.DroppedTicks, st.DroppedTime, now)
+	if dropped, droppedTime := m.sched.advance(now); dropped > 0 {
+		m.drop(dropped, droppedTime, now)
 	}
 	m.lastPass.Store(int64(now))
 	if now >= m.winEnd {
