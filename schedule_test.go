@@ -222,6 +222,10 @@ func TestScheduleTickRateChangeKeepsTime(t *testing.T) {
 	if err := s.SetTickRate(50); err != nil {
 		t.Fatal(err)
 	}
+	// The step an Update carries follows the new rate.
+	if s.Step() != 20*ms || s.StepSeconds() != 1.0/50 {
+		t.Errorf("after SetTickRate(50): Step %v, StepSeconds %v; want 20ms, 0.02", s.Step(), s.StepSeconds())
+	}
 	// The 4 ms already elapsed count toward the first 20 ms tick: it is due at 50 ms.
 	if got := runAll(s, 49*ms); got != 0 {
 		t.Errorf("%d ticks before 50ms", got)
