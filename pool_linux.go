@@ -25,10 +25,17 @@ func lowerWorkerThread() bool {
 	if tid == unix.Getpid() {
 		return false
 	}
-	prio, err := unix.Getpriority(unix.PRIO_PROCESS, 0)
-	if err == nil {
-		nice := 20 - prio // the raw system call's value, which x/sys/unix passes through
+	if nice, err := threadNice(tid); err == nil {
 		_ = unix.Setpriority(unix.PRIO_PROCESS, tid, min(nice+workerNice, 19))
 	}
 	return true
+}
+
+// threadNice returns the nice value of thread tid of this process (0: the calling thread).
+func threadNice(tid int) (int, error) {
+	prio, err := unix.Getpriority(unix.PRIO_PROCESS, tid)
+	if err != nil {
+		return 0, err
+	}
+	return 20 - prio, nil // the raw system call's value, which x/sys/unix passes through
 }

@@ -14,14 +14,14 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// threadNice returns the nice value of thread tid of this process.
-func threadNice(t *testing.T, tid int) int {
+// niceOf returns the nice value of thread tid of this process.
+func niceOf(t *testing.T, tid int) int {
 	t.Helper()
-	prio, err := unix.Getpriority(unix.PRIO_PROCESS, tid)
+	nice, err := threadNice(tid)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return 20 - prio // the raw system call's value
+	return nice
 }
 
 // threadsAtNice counts the threads of this process whose nice value is nice.
@@ -64,7 +64,7 @@ func waitThreadsAtNice(t *testing.T, nice, want int) int {
 // set; each worker has such a thread, never the main thread; the workers' threads end with the
 // pool, so that no thread at the lower priority goes on running other goroutines.
 func TestPoolWorkerPriority(t *testing.T) {
-	base := threadNice(t, 0)
+	base := niceOf(t, 0)
 	lowered := min(base+workerNice, 19)
 	if lowered == base {
 		t.Skipf("the process runs at nice %d: no lower priority to give", base)
@@ -75,7 +75,7 @@ func TestPoolWorkerPriority(t *testing.T) {
 		p := NewPool(c, &PoolOptions{Workers: 2, KeepWorkerPriority: keep})
 		got := make(chan int, 1)
 		m, err := p.NewMatch(context.Background(), GameFunc(func(*Update) error {
-			got <- threadNice(t, unix.Gettid())
+			got <- niceOf(t, unix.Gettid())
 			return ErrStop
 		}), Config{TickRate: 1000})
 		if err != nil {
@@ -99,7 +99,7 @@ func TestPoolWorkerPriority(t *testing.T) {
 			}
 		}
 		// The main thread is never a worker's: the runtime could not end it with the pool.
-		if nice := threadNice(t, os.Getpid()); nice != base {
+		if nice := niceOf(t, os.Getpid()); nice != base {
 			t.Errorf("the main thread is at nice %d, want %d", nice, base)
 		}
 		p.Close()
