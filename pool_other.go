@@ -2,5 +2,21 @@
 
 package gameloop
 
+import (
+	"sync/atomic"
+	"time"
+)
+
 // lowerWorkerThread does nothing where the pool does not change its workers' priority.
 func lowerWorkerThread() bool { return true }
+
+// waiterCPU reports false: outside Linux the waiter arms no worker for a burst, which it would
+// need to keep off the waiter's processor.
+func waiterCPU() (int, bool) { return 0, false }
+
+// burstWait does nothing outside Linux, where no worker is armed.
+type burstWait struct{}
+
+func (w *burstWait) await(word *atomic.Uint32, cpu int, timeout time.Duration) bool { return false }
+
+func wakeArmed(word *atomic.Uint32) {}

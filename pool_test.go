@@ -571,9 +571,10 @@ func TestRunDueSharesBurst(t *testing.T) {
 	c.Close()
 }
 
-// TestRunDueStopsSharing: a long burst that sharing did not make quicker (here the only worker is
-// busy, and the waiter runs it all) makes the waiter run the next long bursts alone, for
-// splitRetry of them.
+// TestRunDueStopsSharing: long bursts in a row that the workers took no part in (here the only
+// worker is busy, and the waiter runs them all), each with a worker armed for it where one can
+// be, make the waiter run the next long bursts alone, for splitRetry of them. One with no worker
+// armed, where one could have been, does not count: the next is tried with one.
 func TestRunDueStopsSharing(t *testing.T) {
 	c := newSharedClock(SharedClockOptions{})
 	// No pass of the burst's matches may count as slow, however long the machine keeps the test
@@ -598,17 +599,35 @@ func TestRunDueStopsSharing(t *testing.T) {
 	for _, g := range gs {
 		g.busy = 20 * time.Microsecond // the burst takes at least 4 ms
 	}
-	// Foreseen alone: 2 ms, long enough to share, and shorter than the burst will take.
+	// Foreseen alone: 2 ms, long enough to share.
 	c.perMatch = 10 * time.Microsecond
-	runDue(c, popBurst(c, at))
-	waitTicks(t, "match", gs, 1) // all run by the waiter
-	if c.splitOff != splitRetry {
-		t.Errorf("after a burst that sharing did not speed up: splitOff = %d, want %d", c.splitOff, splitRetry)
+	bursts := int32(0)
+	burst := func() {
+		runDue(c, popBurst(c, at+time.Duration(bursts)*burstStep))
+		bursts++
+		waitTicks(t, "match", gs, bursts) // all run by the waiter
 	}
-	runDue(c, popBurst(c, at+burstStep))
-	waitTicks(t, "match", gs, 2)
+	if p.canArm() {
+		burst()
+		if c.splitMisses != 0 || c.splitOff != 0 {
+			t.Errorf("after a burst with no worker armed: splitMisses %d, splitOff %d, want 0, 0",
+				c.splitMisses, c.splitOff)
+		}
+	}
+	for i := range splitMisses {
+		p.armWorker() // where one can be: the worker, busy, does not come
+		burst()
+		wantMisses, wantOff := i+1, 0
+		if i == splitMisses-1 {
+			wantMisses, wantOff = 0, splitRetry
+		}
+		if c.splitMisses != wantMisses || c.splitOff != wantOff {
+			t.Errorf("after %d bursts that sharing did not pay for: splitMisses %d, splitOff %d, want %d, %d",
+				i+1, c.splitMisses, c.splitOff, wantMisses, wantOff)
+		}
+	}
+	burst()
 	if c.splitOff != splitRetry-1 {
 		t.Errorf("after the next long burst: splitOff = %d, want %d", c.splitOff, splitRetry-1)
 	}
-
 }

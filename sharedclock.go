@@ -99,7 +99,12 @@ type SharedClock struct {
 	// its share of a burst on the waiter's processor, after the waiter or in its stead, and
 	// handing it over costs wake-ups and switches for nothing.
 	splitOff int
-	entries  sync.Pool // *waitEntry for WaitUntil
+	// splitMisses counts the long bursts in a row that sharing did not pay for.
+	splitMisses int
+	// burstPool is the pool of the last burst long enough to share from its start: the waiter
+	// arms one of its workers before the next isolated deadline (see Pool.armWorker).
+	burstPool atomic.Pointer[Pool]
+	entries   sync.Pool // *waitEntry for WaitUntil
 
 	kick    chan struct{} // wakes the waiter from its Go timer: a deadline came before its target
 	done    chan struct{} // closed by Close
@@ -434,7 +439,15 @@ func (c *SharedClock) sleep(target time.Duration) {
 		// An isolated deadline, which often has many behind it (matches on one grid): the
 		// sleep ends a little before it, as a precise sleep wakes tens of µs late, and the
 		// waiter spins the rest. Spinning costs at most isolatedLead per wake-up, and
-		// isolated wake-ups are few.
+		// isolated wake-ups are few. Where the last such burst was shared with a pool's
+		// workers from its start, and sharing paid, the waiter first wakes armLead before the
+		// deadline to arm a worker for it.
+		if p := c.burstPool.Load(); p != nil && c.splitOff == 0 && target-now > armLead {
+			c.precise(target - armLead)
+			if !p.armWorker() {
+				c.burstPool.CompareAndSwap(p, nil)
+			}
+		}
 		c.precise(target - isolatedLead)
 		for c.Now() < target {
 		}
