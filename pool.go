@@ -120,7 +120,9 @@ type PoolOptions struct {
 	// KeepWorkerPriority leaves the workers at the process's scheduling priority. By default,
 	// on Linux, each worker has an OS thread of its own whose nice value is workerNice (10)
 	// above the process's, so that where a worker running a slow match and the clock's waiter
-	// come to share a processor, the waiter has it at once. A Linux scheduler may leave the two
+	// come to share a processor, the waiter has it at once. It also keeps the pool from arming
+	// a worker ahead of a burst of matches on one grid (see docs/server.md), which needs a
+	// thread of the worker's own. A Linux scheduler may leave the two
 	// on one processor for a tick of its own (4 ms at 250 Hz) while another processor is idle:
 	// a thread it wakes goes back to the processor it last ran on. Measured on a 2-core
 	// virtual machine, 1,000 matches at 20 Hz, one of them with a 30 ms update: the others'
@@ -401,8 +403,8 @@ func (p *Pool) canArm() bool {
 // then its own locked thread's), and a thread woken by another waits for the waker's
 // processor on the virtual machine measured here: the worker came when the waiter had run the
 // whole burst. Armed 400 µs ahead (armLead), it began 20-50 µs into the burst; with 1,000
-// matches at 20 Hz on one grid on a 2-core virtual machine, the late p99 went from 390-500 µs
-// to 270-305 µs, and the CPU from 1.2-1.4% to 1.5-1.7% (a time.Ticker per match: 3.7-4.0%).
+// matches at 20 Hz on one grid on a 2-core virtual machine, the late p99 went from 455-528 µs
+// to 241-248 µs, and the CPU from 1.4% to 1.5-1.6% (a time.Ticker per match: 3.5-4.1%).
 //
 // It reports false where no worker can be armed: outside Linux, where the workers share the
 // process's threads (KeepWorkerPriority) or the process has one processor, and once the pool
@@ -529,18 +531,19 @@ func (q *matchQueue) pop() *Match {
 // workers at once. The waiter runs the others itself; if that takes longer than shareAfter, it
 // hands what is left to the workers as the pool's tail and goes on taking from it with them. A
 // burst it expects to take longer than splitAbove (all matches on one grid), it splits at once:
-// the workers take the tail while it runs its own share, then the rest of the tail with them.
-// If the burst took more than three quarters of what the waiter alone would have taken, the
-// workers did not run beside it, and the waiter runs the next splitRetry long bursts alone
-// (see SharedClock.splitOff).
+// the workers take the tail while it runs its own share, then the rest of the tail with them;
+// a worker armed for the burst ahead of it (see Pool.armWorker) is woken directly. If the
+// workers took less than a quarter of the tail, splitMisses times in a row with a worker armed
+// for it (or where none can be), the waiter runs the next splitRetry long bursts alone (see
+// SharedClock.splitOff).
 //
 // The waiter does not yield its processor to the workers it wakes. On the 2-core virtual
 // machine measured here, a thread woken by another (a futex wake-up) waits for the waker's
-// processor even while the other processor is idle: a worker woken as a burst begins runs only
-// once the waiter stops, and when the waiter yielded to it, the waiter waited in turn, 110-190
-// µs, and the worker ran nearly all of the burst alone. Run by the waiter alone, 1,000 matches
-// on one grid at 20 Hz had their updates begin 130 µs late at the median and 360 µs at p99,
-// against 185 µs and 430 µs handed over and yielded to.
+// processor even while the other processor is idle: a worker woken through the Go scheduler as
+// a burst begins runs only once the waiter stops, and when the waiter yielded to it, the waiter
+// waited in turn, 110-190 µs, and the worker ran nearly all of the burst alone. Run by the
+// waiter alone, 1,000 matches on one grid at 20 Hz had their updates begin 130 µs late at the
+// median and 360 µs at p99, against 185 µs and 430 µs handed over and yielded to.
 func runDue(c *SharedClock, batch []*waitEntry) {
 	start := c.Now()
 	now := start

@@ -93,11 +93,11 @@ type SharedClock struct {
 	// perMatch is about what running a pool's match costs the waiter (see runDue).
 	perMatch time.Duration
 	// splitOff is how many more long bursts the waiter runs without sharing them with the
-	// workers from their start, as sharing the last did not make it quicker (see runDue):
+	// workers from their start, as the workers took no good part in the last (see runDue):
 	// where a thread woken by another waits for the waker's processor to be free (as on the
-	// 2-core virtual machine measured here, even with the other processor idle), a worker runs
-	// its share of a burst on the waiter's processor, after the waiter or in its stead, and
-	// handing it over costs wake-ups and switches for nothing.
+	// 2-core virtual machine measured here, even with the other processor idle) and no worker
+	// can be armed, a worker runs its share of a burst on the waiter's processor, after the
+	// waiter, and handing it over costs wake-ups and switches for nothing.
 	splitOff int
 	// splitMisses counts the long bursts in a row that sharing did not pay for.
 	splitMisses int
