@@ -392,8 +392,7 @@ func (p *Pool) tookFromTail() int {
 // worker has a thread of its own (see KeepWorkerPriority) and the process more than one
 // processor.
 func (p *Pool) canArm() bool {
-	_, ok := waiterCPU()
-	return ok && p.lowerThread && runtime.GOMAXPROCS(0) >= 2
+	return armSupported && p.lowerThread && runtime.GOMAXPROCS(0) >= 2
 }
 
 // armWorker asks a worker, ahead of a burst the waiter expects (matches on one grid), to wait
@@ -410,8 +409,11 @@ func (p *Pool) canArm() bool {
 // process's threads (KeepWorkerPriority) or the process has one processor, and once the pool
 // is closed.
 func (p *Pool) armWorker() bool {
+	if !p.canArm() {
+		return false
+	}
 	cpu, ok := waiterCPU()
-	if !ok || !p.canArm() {
+	if !ok {
 		return false
 	}
 	p.mu.Lock()

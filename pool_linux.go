@@ -43,6 +43,9 @@ func threadNice(tid int) (int, error) {
 	return 20 - prio, nil // the raw system call's value, which x/sys/unix passes through
 }
 
+// armSupported is whether a pool can arm a worker for a burst here (see Pool.armWorker).
+const armSupported = true
+
 // waiterCPU returns the processor the calling thread (the clock's waiter) runs on, and true.
 // The waiter arms a worker for a burst with it (see Pool.armWorker).
 func waiterCPU() (int, bool) {
@@ -62,14 +65,15 @@ type burstWait struct {
 }
 
 // await waits, on the calling worker's own thread (locked to its goroutine), until the waiter
-// hands over a burst's tail and sets word to something other than armWaiting, or for
-// timeout, and reports whether it was woken: a raw futex wait, which keeps the worker's processor (one of GOMAXPROCS) through
-// it, as the waiter's precise sleep does. Told of a blocking call, the Go scheduler would wake
-// its monitor thread, which then polls every 20 µs for a while (see newSharedSleep); woken
-// through the scheduler, a worker takes two thread wake-ups, the first of which waits for the
-// waiter's processor (see runDue). First the thread's affinity is set to keep it off cpu,
-// the waiter's processor, so that the waiter's wake-up lands on another. If cpu is the only
-// processor the thread may use, it returns at once.
+// hands over a burst's tail and sets word to something other than armWaiting, or for timeout,
+// and reports whether it was woken. It is a raw futex wait, which keeps the worker's processor
+// (one of GOMAXPROCS) through it, as the waiter's precise sleep does: told of a blocking call,
+// the Go scheduler would wake its monitor thread, which then polls every 20 µs for a while
+// (see newSharedSleep), and woken through the scheduler, a worker takes two thread wake-ups,
+// the first of which waits for the waiter's processor (see runDue). A signal to the thread
+// (the runtime's, to preempt it) ends the wait early. First the thread's affinity is set to
+// keep it off cpu, the waiter's processor, so that the waiter's wake-up lands on another. If
+// cpu is the only processor the thread may use, it returns at once.
 func (w *burstWait) await(word *atomic.Uint32, cpu int, timeout time.Duration) (woken bool) {
 	if !w.known {
 		if err := unix.SchedGetaffinity(0, &w.allowed); err != nil {

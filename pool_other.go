@@ -10,6 +10,10 @@ import (
 // lowerWorkerThread does nothing where the pool does not change its workers' priority.
 func lowerWorkerThread() bool { return true }
 
+// armSupported is false: outside Linux the waiter arms no worker for a burst (see
+// Pool.armWorker).
+const armSupported = false
+
 // waiterCPU reports false: outside Linux the waiter arms no worker for a burst, which it would
 // need to keep off the waiter's processor.
 func waiterCPU() (int, bool) { return 0, false }
