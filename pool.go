@@ -325,6 +325,7 @@ func (p *Pool) worker(onThread chan<- struct{}) {
 	for {
 		p.mu.Lock()
 		for len(p.tail) == 0 && p.slowq.empty() && p.fastq.empty() && !p.closed && !p.armed {
+			burst.release()
 			p.work.Wait()
 		}
 		if p.armed {

@@ -96,6 +96,16 @@ func (w *burstWait) await(word *atomic.Uint32, cpu int, timeout time.Duration) (
 	return errno == 0
 }
 
+// release lets the thread run on every processor it was allowed before await kept it off one,
+// once the burst is over: a worker runs slow matches too, which must not be held to one
+// processor while another is busy (with two, the worker would have only one).
+func (w *burstWait) release() {
+	if w.away != 0 {
+		_ = unix.SchedSetaffinity(0, &w.allowed) // on failure it stays off the waiter's processor
+		w.away = 0
+	}
+}
+
 // The futex operations of linux/futex.h, which x/sys/unix does not name.
 const (
 	futexWaitPrivate = 0 | 128 // FUTEX_WAIT | FUTEX_PRIVATE_FLAG

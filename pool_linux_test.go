@@ -114,8 +114,9 @@ func TestPoolWorkerPriority(t *testing.T) {
 	}
 }
 
-// TestBurstWaitWakes: an armed worker's wait keeps its thread off the waiter's processor, and
-// ends when wakeArmed is called on its word; it returns at once if the word has changed.
+// TestBurstWaitWakes: an armed worker's wait keeps its thread off the waiter's processor until
+// release, and ends when wakeArmed is called on its word; it returns at once if the word has
+// changed.
 func TestBurstWaitWakes(t *testing.T) {
 	var allowed unix.CPUSet
 	if err := unix.SchedGetaffinity(0, &allowed); err != nil {
@@ -129,8 +130,8 @@ func TestBurstWaitWakes(t *testing.T) {
 		away++
 	}
 	type result struct {
-		woken bool
-		set   unix.CPUSet
+		woken     bool
+		set, back unix.CPUSet // the thread's affinity after the wait, and after release
 	}
 	// Each try waits at most 100 ms: the raw wait holds a processor of the runtime, and a stop
 	// of the world would wait for it, with this goroutine, which is to end the wait, stopped.
@@ -153,6 +154,10 @@ func TestBurstWaitWakes(t *testing.T) {
 			if err := unix.SchedGetaffinity(0, &r.set); err != nil {
 				t.Error(err)
 			}
+			w.release()
+			if err := unix.SchedGetaffinity(0, &r.back); err != nil {
+				t.Error(err)
+			}
 			done <- r
 		}()
 		tid := <-tids
@@ -172,6 +177,9 @@ func TestBurstWaitWakes(t *testing.T) {
 		if r.set.IsSet(away) || r.set.Count() != allowed.Count()-1 {
 			t.Fatalf("the waiting thread may run on %d processors, processor %d among them (%v); want the %d others",
 				r.set.Count(), away, r.set.IsSet(away), allowed.Count()-1)
+		}
+		if r.back != allowed {
+			t.Fatalf("after release the thread may run on %d processors, want the %d it had", r.back.Count(), allowed.Count())
 		}
 		if !seen || !r.woken {
 			continue

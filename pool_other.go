@@ -23,4 +23,6 @@ type burstWait struct{}
 
 func (w *burstWait) await(word *atomic.Uint32, cpu int, timeout time.Duration) bool { return false }
 
+func (w *burstWait) release() {}
+
 func wakeArmed(word *atomic.Uint32) {}
