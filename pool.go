@@ -324,13 +324,13 @@ func (p *Pool) worker(onThread chan<- struct{}) {
 	var burst burstWait
 	for {
 		p.mu.Lock()
-		for len(p.tail) == 0 && p.slowq.empty() && p.fastq.empty() && !p.closed && !p.armed {
+		for p.idleLocked() && !p.armed {
 			burst.release()
 			p.work.Wait()
 		}
 		if p.armed {
 			p.armed = false
-			if len(p.tail) == 0 && p.slowq.empty() && p.fastq.empty() && !p.closed {
+			if p.idleLocked() {
 				cpu := p.armCPU
 				p.mu.Unlock()
 				burst.await(&p.armWord, cpu, armWait)
@@ -367,6 +367,12 @@ func (p *Pool) worker(onThread chan<- struct{}) {
 	}
 }
 
+// idleLocked reports whether the workers have nothing to do: no tail, no queued match, and the
+// pool open.
+func (p *Pool) idleLocked() bool {
+	return len(p.tail) == 0 && p.slowq.empty() && p.fastq.empty() && !p.closed
+}
+
 // handOff gives the workers es, the rest of a burst (see tail), and wakes them: an armed one
 // through its futex, the others through the pool's condition. It reports whether a worker was
 // armed for it.
@@ -375,11 +381,18 @@ func (p *Pool) handOff(es []*waitEntry) (armed bool) {
 	p.tail = es
 	p.workersTook = 0
 	p.mu.Unlock()
-	if armed = p.armWord.CompareAndSwap(armWaiting, armIdle); armed {
-		wakeArmed(&p.armWord)
-	}
+	armed = p.disarm()
 	p.work.Broadcast()
 	return armed
+}
+
+// disarm wakes the worker armed for a burst, if one is, and reports whether one was.
+func (p *Pool) disarm() bool {
+	if !p.armWord.CompareAndSwap(armWaiting, armIdle) {
+		return false
+	}
+	wakeArmed(&p.armWord)
+	return true
 }
 
 // tookFromTail returns how many entries the workers took from the tail handed over last.
@@ -702,9 +715,7 @@ func (p *Pool) Close() error {
 		matches = append(matches, m)
 	}
 	p.mu.Unlock()
-	if p.armWord.CompareAndSwap(armWaiting, armIdle) {
-		wakeArmed(&p.armWord)
-	}
+	p.disarm()
 	p.work.Broadcast()
 	for _, m := range matches {
 		m.end(ErrClosed)

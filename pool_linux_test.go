@@ -269,8 +269,12 @@ func TestArmedWorkerSharesBurst(t *testing.T) {
 		t.Fatalf("%d entries due, want %d", len(batch), len(gs))
 	}
 	runDue(c, batch)
-	for deadline := time.Now().Add(10 * time.Second); onWorker.Load()+1 < onWorkerWanted && time.Now().Before(deadline); {
-		time.Sleep(time.Millisecond)
+	// A worker may still be running the last chunk it took.
+	deadline := time.Now().Add(10 * time.Second)
+	for _, g := range gs {
+		for g.ticks.Load() == 0 && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond)
+		}
 	}
 	time.Sleep(20 * time.Millisecond) // time for an update too many
 	for i, g := range gs {
