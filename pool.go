@@ -574,7 +574,9 @@ func runDue(c *SharedClock, batch []*waitEntry) {
 	split := 0       // how many entries were handed over at the start
 	armed := false   // whether a worker was armed for them
 	if first := firstMatch(batch); first != nil && time.Duration(len(batch))*c.perMatch > splitAbove {
-		c.burstPool.Store(first.pool) // arm one of its workers before the next (see sleep)
+		if first.pool.canArm() {
+			c.burstPool.Store(first.pool) // arm one of its workers before the next (see sleep)
+		}
 		if c.splitOff > 0 {
 			c.splitOff--
 		} else {
