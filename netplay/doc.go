@@ -1,0 +1,76 @@
+// Package netplay runs one deterministic game on several machines with rollback: each player's
+// input is applied at once on the machine it comes from, the others' inputs are predicted until
+// they arrive, and when a prediction proves wrong the game goes back to the last tick whose
+// inputs were all right and plays the ticks since again with the real ones. It is the technique
+// of GGPO and GGRS, for 2 to 8 players over any net.PacketConn (UDP by default).
+//
+// # The model
+//
+// A game is a state advanced in fixed steps (ticks, counted from 1; tick 0 is the state the game
+// starts in) by every player's input for that tick. A player's input is a small fixed-size value
+// of a type I that the game defines (a bit set of buttons, a stick position), encoded to bytes by
+// a Codec. Every peer runs the same simulation from the same inputs, so every peer reaches the
+// same state; nothing else crosses the network.
+//
+// Each tick the game adds its local players' input (AddLocalInput) and calls Advance, which
+// returns requests to carry out in order, as GGRS does, rather than calling the game back:
+//
+//	Load{Tick: 40, Slot: 4}        go back to the state saved after tick 40
+//	Advance{Tick: 41, Inputs: …}   run tick 41 with these inputs (each Confirmed, Predicted or Disconnected)
+//	Save{Tick: 41, Slot: 5}        save the state after tick 41 in slot 5, and set Checksum
+//	…
+//	Advance{Tick: 44, Inputs: …}   the new tick
+//	Save{Tick: 44, Slot: 0}
+//
+// The game keeps its saved states itself, in Slots() numbered slots (an array of its state
+// type, say): it knows best how to copy its state, and no state crosses an interface or an
+// allocation. The session asks for a save after every tick it runs and for a load only of a tick
+// still held, so slot numbers are reused round-robin (tick mod Slots). A Save request is
+// answered by writing the game's checksum into the request (reqs[i].Checksum = sum); the session
+// reads it on the next call, and compares the checksums of confirmed ticks with the other peers'
+// to detect a desync. The Run helper and the NewLoopGame adapter do all of this for a game that
+// implements Game.
+//
+// # Prediction, delay and the window
+//
+// An input that has not arrived is predicted to be the player's last input seen: most inputs
+// repeat from one tick to the next, so most predictions are right and most ticks roll nothing
+// back. InputDelay schedules local input that many ticks later, which gives it time to arrive
+// before it is needed (fewer and shorter rollbacks) at the cost of that much latency felt by the
+// local player. PredictionWindow bounds how many ticks a peer may run past the last tick whose
+// inputs it has all: beyond it Advance returns ErrPredictionThreshold and the game skips the tick,
+// which bounds both the cost of a rollback and the slots held. Lockstep waits for every input
+// (a window of 0): no rollback ever, at the cost of a stall whenever an input is late.
+//
+// # Time sync
+//
+// Peers that start at different times, or whose clocks run at slightly different rates, drift
+// apart in ticks; the one ahead then predicts more and rolls back further. Each peer estimates
+// how many ticks it runs ahead of each other peer, from the ticks it receives and half the round
+// trip, and TimeScale recommends a slightly slower loop (down to MinTimeScale) while it is ahead.
+// The loop applies it (Loop.SetTimeScale): the peer ahead runs a little slower until it is level,
+// rather than freezing frames.
+//
+// # The protocol
+//
+// Peers first synchronise: several round trips of a random nonce, retried every 200 ms, so that
+// a stale packet from an earlier game cannot pass for this one. Then each peer sends its local
+// inputs, every one not yet acknowledged in each packet (compressed against the last
+// acknowledged input), until the other acknowledges them; quality reports (round trip, ticks
+// ahead) and keep-alives every 200 ms; and, every DesyncInterval confirmed ticks, a checksum.
+// A peer heard from for DisconnectNotice raises EventInterrupted, and EventResumed when it is
+// heard again; after DisconnectTimeout it is disconnected (EventDisconnected), and the game goes
+// on with that player's input marked Disconnected, or ends, as Config.EndOnDisconnect says.
+// Packets from an address that is not a peer, malformed packets and inputs for a handle that is
+// not the sender's are dropped and counted (Stats). Everything is driven by the time the caller
+// passes in (Poll, Advance): a session reads no clock, so tests run minutes of play on
+// simulated time in milliseconds.
+//
+// # Determinism
+//
+// Rollback works only if the simulation is a pure function of its state and the inputs: no map
+// iteration order, no clock, no goroutines, no randomness but a generator kept in the state, and
+// care with floats (see docs/netplay.md). A SyncTest session, which needs no network, rolls back
+// every tick and compares checksums, so that a game's hidden non-determinism is caught at the
+// tick it happens, before it becomes a desync between two machines.
+package netplay

@@ -1,0 +1,61 @@
+package netplay
+
+import (
+	"errors"
+
+	"github.com/gameloop-go/gameloop"
+)
+
+// Loop is what NewLoopGame needs of the loop that runs the game: its clock, for the session's
+// timers, and its time scale, for time sync. *gameloop.Loop has both.
+type Loop interface {
+	Clock() gameloop.Clock
+	SetTimeScale(scale float64) error
+}
+
+// NewLoopGame returns a gameloop.Game that runs g in session s from loop's fixed step: each
+// Update adds every local player's input (g.LocalInput), advances the session, carries out its
+// requests on g (see Run) and sets the loop's time scale to the session's recommendation, so
+// that a peer ahead of the others slows down a little rather than skipping ticks. A tick the
+// session cannot run yet (ErrNotSynchronized, ErrPredictionThreshold) is skipped: the loop's
+// Update has no tick of the game then, and the game's tick numbers, not the loop's, count
+// what ran. Other errors of the session end the loop's Run.
+//
+// Between the loop's ticks the session is not polled: a loop that ticks at the game's rate
+// polls often enough. Events, Stats and PeerStats may be read from the loop's other callbacks.
+func NewLoopGame[I comparable](s *Session[I], g Game[I], loop Loop) gameloop.Game {
+	return &loopGame[I]{s: s, g: g, loop: loop, scale: 1}
+}
+
+type loopGame[I comparable] struct {
+	s     *Session[I]
+	g     Game[I]
+	loop  Loop
+	scale float64
+}
+
+func (lg *loopGame[I]) Update(*gameloop.Update) error {
+	now := lg.loop.Clock().Now()
+	for h, p := range lg.s.players {
+		if p.Local {
+			if err := lg.s.AddLocalInput(h, lg.g.LocalInput(h)); err != nil {
+				return err
+			}
+		}
+	}
+	reqs, err := lg.s.Advance(now)
+	switch {
+	case errors.Is(err, ErrNotSynchronized), errors.Is(err, ErrPredictionThreshold):
+	case err != nil:
+		return err
+	default:
+		if err := Run(reqs, lg.g); err != nil {
+			return err
+		}
+	}
+	if scale := lg.s.TimeScale(); scale != lg.scale {
+		lg.scale = scale
+		return lg.loop.SetTimeScale(scale)
+	}
+	return nil
+}

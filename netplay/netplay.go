@@ -1,0 +1,357 @@
+package netplay
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"time"
+)
+
+// Defaults for the zero fields of a Config.
+const (
+	DefaultTickRate          = 60
+	DefaultPredictionWindow  = 8
+	DefaultDisconnectTimeout = 2 * time.Second
+	DefaultDisconnectNotice  = 500 * time.Millisecond
+	// DefaultDesyncInterval is how many ticks apart peers compare the checksums of confirmed
+	// ticks when Config.DesyncInterval is 0: once a second at 60 Hz.
+	DefaultDesyncInterval = 60
+)
+
+// Limits on Config values.
+const (
+	// MaxPlayers is the most players a session holds.
+	MaxPlayers = 8
+	// MaxInputSize is the largest encoded input of one player, in bytes. It keeps a packet
+	// carrying a full window of inputs for every local player under a safe UDP size.
+	MaxInputSize = 16
+	// MaxInputDelay is the largest InputDelay.
+	MaxInputDelay = 30
+	// MaxPredictionWindow is the largest PredictionWindow.
+	MaxPredictionWindow = 60
+	// MinTimeScale is the slowest time scale TimeScale recommends: a peer ahead runs at no less
+	// than 90% speed while it lets the others catch up.
+	MinTimeScale = 0.9
+)
+
+// Errors Advance returns; test with errors.Is.
+var (
+	// ErrPredictionThreshold: the local tick would run more than PredictionWindow ticks past
+	// the last tick whose inputs have all arrived (in lockstep, past it at all). Skip this
+	// tick: carry out no request, and call Advance again at the next.
+	ErrPredictionThreshold = errors.New("netplay: prediction threshold reached, skip this tick")
+	// ErrNotSynchronized: the peers are still synchronising; no tick can run yet.
+	ErrNotSynchronized = errors.New("netplay: not synchronized yet")
+	// ErrDisconnected: a remote player was disconnected and Config.EndOnDisconnect is set.
+	// The error that wraps it names the player.
+	ErrDisconnected = errors.New("netplay: player disconnected")
+	// ErrClosed: the session was closed.
+	ErrClosed = errors.New("netplay: session closed")
+)
+
+// Status is how sure an input given to the game is.
+type Status uint8
+
+const (
+	// Confirmed: the player's real input for the tick.
+	Confirmed Status = iota
+	// Predicted: the input has not arrived; this is the player's last input seen, and the
+	// tick will be played again if the real one differs.
+	Predicted
+	// Disconnected: the player has left the game; the input is the zero value of I. A game
+	// may let a bot play for the player.
+	Disconnected
+)
+
+// String returns the status's name.
+func (s Status) String() string {
+	switch s {
+	case Confirmed:
+		return "confirmed"
+	case Predicted:
+		return "predicted"
+	case Disconnected:
+		return "disconnected"
+	}
+	return fmt.Sprintf("Status(%d)", uint8(s))
+}
+
+// PlayerInput is one player's input for a tick and how sure it is.
+type PlayerInput[I comparable] struct {
+	Input  I
+	Status Status
+}
+
+// Player is one player of a session. Its handle is its index in Config.Players: every peer
+// must list the same players in the same order, each marking its own as Local.
+type Player struct {
+	// Local marks a player whose input this machine adds with AddLocalInput.
+	Local bool
+	// Addr is where a remote player's peer listens; nil for a local player. Several remote
+	// players may share an address (two players on one machine).
+	Addr net.Addr
+}
+
+// Codec encodes a game's input type I to its fixed number of bytes and back. Both methods are
+// called every tick and must not allocate. Every byte pattern of Size bytes must decode to
+// some input: Get must not fail or panic on bytes a peer sent.
+type Codec[I comparable] interface {
+	// Size is the length of every encoded input, 1 to MaxInputSize bytes.
+	Size() int
+	// Put encodes in into dst, which has length Size.
+	Put(dst []byte, in I)
+	// Get decodes src, which has length Size.
+	Get(src []byte) I
+}
+
+// Config describes a session. Zero fields take the defaults given; NewSession reports a bad
+// value with an error that names the field.
+type Config[I comparable] struct {
+	// Players are the players, 2 to MaxPlayers, at least one of them local, in the same order
+	// on every peer.
+	Players []Player
+
+	// Codec encodes inputs; required.
+	Codec Codec[I]
+
+	// TickRate is the game's ticks per second, used to turn round-trip times into ticks.
+	// 0 means DefaultTickRate.
+	TickRate int
+
+	// InputDelay is how many ticks after it is added a local input takes effect, 0 to
+	// MaxInputDelay. 0 (the default) makes the game feel the most responsive and rolls back
+	// the most; 1-2 hide most of a 30-60 ms round trip.
+	InputDelay int
+
+	// PredictionWindow is how many ticks a peer may run ahead of the last tick whose inputs it
+	// has all, 1 to MaxPredictionWindow. 0 means DefaultPredictionWindow.
+	PredictionWindow int
+
+	// Lockstep waits for every input before running a tick: no prediction, no rollback (a
+	// prediction window of 0). PredictionWindow must then be 0.
+	Lockstep bool
+
+	// DisconnectTimeout is how long a peer may go unheard before its players are
+	// disconnected. 0 means DefaultDisconnectTimeout.
+	DisconnectTimeout time.Duration
+
+	// DisconnectNotice is how long a peer may go unheard before EventInterrupted is raised.
+	// 0 means DefaultDisconnectNotice; it must be less than DisconnectTimeout.
+	DisconnectNotice time.Duration
+
+	// DesyncInterval is how many ticks apart peers send each other the checksum of a confirmed
+	// tick (every tick whose number is a multiple of it). 0 means DefaultDesyncInterval; a
+	// negative value turns desync detection off.
+	DesyncInterval int
+
+	// EndOnDisconnect makes Advance return an error wrapping ErrDisconnected once a remote
+	// player is disconnected. By default the game goes on, with that player's input marked
+	// Disconnected.
+	EndOnDisconnect bool
+
+	// Record, if set, receives a recording (package replay) of the confirmed inputs of every
+	// player, as player-input records, and the checksum of every confirmed tick: replayed, it
+	// reproduces the game as this peer played it, desync included. Close the session to end
+	// the recording; it does not close Record.
+	Record io.Writer
+
+	// RecordName and RecordMeta go in the recording's header (replay.RecordOptions).
+	RecordName string
+	RecordMeta []byte
+
+	// Rand is the source of the handshake's nonces. nil means crypto/rand.
+	Rand io.Reader
+}
+
+// RequestKind says what a Request asks of the game.
+type RequestKind uint8
+
+const (
+	// Save: save the game's state after Tick into Slot, and set Checksum.
+	Save RequestKind = iota + 1
+	// Load: go back to the state saved in Slot, the state after Tick.
+	Load
+	// Advance: run Tick with Inputs, one per player, by handle.
+	Advance
+)
+
+// String returns the kind's name.
+func (k RequestKind) String() string {
+	switch k {
+	case Save:
+		return "save"
+	case Load:
+		return "load"
+	case Advance:
+		return "advance"
+	}
+	return fmt.Sprintf("RequestKind(%d)", uint8(k))
+}
+
+// Request is one thing Advance asks the game to do; see the package documentation.
+type Request[I comparable] struct {
+	Kind RequestKind
+	// Tick is the tick to run (Advance) or whose state to save or load.
+	Tick uint64
+	// Slot is where to save the state or load it from: 0 to Slots()-1.
+	Slot int
+	// Inputs are every player's input for Tick, by handle (Advance). They are the session's
+	// memory, valid until the next call of Advance: copy what you keep.
+	Inputs []PlayerInput[I]
+	// Checksum is set by the game on a Save request: the checksum of the state saved.
+	Checksum uint64
+}
+
+// Game is a rollback-ready game, as Run and NewLoopGame drive it.
+type Game[I comparable] interface {
+	// LocalInput returns the input of the local player handle for the next tick.
+	LocalInput(handle int) I
+	// Step runs tick with every player's input, by handle.
+	Step(tick uint64, inputs []PlayerInput[I]) error
+	// Save saves the state into slot (0 to Slots()-1) and returns its checksum.
+	Save(slot int) (checksum uint64)
+	// Load goes back to the state saved in slot.
+	Load(slot int)
+}
+
+// Run carries out reqs in order on g: Step for Advance, Save (writing the checksum into the
+// request) and Load. The first error of Step is returned, wrapped with its tick.
+func Run[I comparable](reqs []Request[I], g Game[I]) error {
+	for i := range reqs {
+		r := &reqs[i]
+		switch r.Kind {
+		case Save:
+			r.Checksum = g.Save(r.Slot)
+		case Load:
+			g.Load(r.Slot)
+		case Advance:
+			if err := g.Step(r.Tick, r.Inputs); err != nil {
+				return fmt.Errorf("netplay: tick %d: %w", r.Tick, err)
+			}
+		}
+	}
+	return nil
+}
+
+// EventKind says what an Event reports.
+type EventKind uint8
+
+const (
+	// EventSynchronizing: the handshake with Handle's peer is under way, Count of Total round
+	// trips done.
+	EventSynchronizing EventKind = iota + 1
+	// EventSynchronized: the handshake with Handle's peer is done.
+	EventSynchronized
+	// EventRunning: every peer is synchronized; ticks run from now on.
+	EventRunning
+	// EventInterrupted: Handle's peer has not been heard from for DisconnectNotice; it will be
+	// disconnected in Timeout unless it is heard again.
+	EventInterrupted
+	// EventResumed: Handle's peer, interrupted, is heard again.
+	EventResumed
+	// EventDisconnected: Handle's player is disconnected (unheard for DisconnectTimeout, or
+	// it said it was leaving); its inputs after Tick are marked Disconnected.
+	EventDisconnected
+	// EventDesync: the checksum of confirmed tick Tick differs: Local here, Remote at Handle's
+	// peer.
+	EventDesync
+)
+
+// String returns the kind's name.
+func (k EventKind) String() string {
+	switch k {
+	case EventSynchronizing:
+		return "synchronizing"
+	case EventSynchronized:
+		return "synchronized"
+	case EventRunning:
+		return "running"
+	case EventInterrupted:
+		return "interrupted"
+	case EventResumed:
+		return "resumed"
+	case EventDisconnected:
+		return "disconnected"
+	case EventDesync:
+		return "desync"
+	}
+	return fmt.Sprintf("EventKind(%d)", uint8(k))
+}
+
+// Event is something a game may show its players: see EventKind for which fields each kind sets.
+type Event struct {
+	Kind   EventKind
+	Handle int // the remote player concerned
+	// Tick: EventDesync, the tick whose checksums differ; EventDisconnected, the player's last
+	// confirmed tick.
+	Tick uint64
+	// Local and Remote are the two checksums of EventDesync.
+	Local, Remote uint64
+	// Count and Total are the progress of EventSynchronizing.
+	Count, Total int
+	// Timeout is the time left before disconnection, for EventInterrupted.
+	Timeout time.Duration
+}
+
+// String describes the event in words, such as "player 1: desync at tick 600: checksum
+// 0x1f2e3d4c5b6a7988 here, 0x0123456789abcdef there".
+func (e Event) String() string {
+	switch e.Kind {
+	case EventSynchronizing:
+		return fmt.Sprintf("player %d: synchronizing (%d/%d)", e.Handle, e.Count, e.Total)
+	case EventSynchronized:
+		return fmt.Sprintf("player %d: synchronized", e.Handle)
+	case EventRunning:
+		return "all players synchronized: running"
+	case EventInterrupted:
+		return fmt.Sprintf("player %d: network interrupted, disconnecting in %v", e.Handle, e.Timeout)
+	case EventResumed:
+		return fmt.Sprintf("player %d: network resumed", e.Handle)
+	case EventDisconnected:
+		return fmt.Sprintf("player %d: disconnected after tick %d", e.Handle, e.Tick)
+	case EventDesync:
+		return fmt.Sprintf("player %d: desync at tick %d: checksum %#016x here, %#016x there", e.Handle, e.Tick, e.Local, e.Remote)
+	}
+	return e.Kind.String()
+}
+
+// Stats is what a session has done so far.
+type Stats struct {
+	// Tick is the last tick run; Confirmed the last tick whose inputs have all arrived.
+	Tick, Confirmed uint64
+	// Rollbacks counts the rollbacks; LastRollback and MaxRollback are the depth, in ticks
+	// played again, of the last and the deepest.
+	Rollbacks                 uint64
+	LastRollback, MaxRollback int
+	// Skipped counts the calls of Advance that returned ErrPredictionThreshold.
+	Skipped uint64
+	// TimeScale is the time scale recommended now.
+	TimeScale float64
+	// Dropped counts the packets dropped: from an address that is no peer's, malformed, of
+	// another game (a wrong nonce), or carrying input for a handle that is not the sender's.
+	Dropped uint64
+	// BytesSent, BytesReceived, PacketsSent and PacketsReceived count all traffic, payload
+	// only (UDP and IP headers excluded).
+	BytesSent, BytesReceived     uint64
+	PacketsSent, PacketsReceived uint64
+}
+
+// PeerStats is what is known of the connection to one remote player's peer.
+type PeerStats struct {
+	// Ping is the round-trip time, averaged.
+	Ping time.Duration
+	// TicksAhead is how many ticks this peer runs ahead of that one, averaged: negative when
+	// behind.
+	TicksAhead float64
+	// Confirmed is the last tick whose input from that player has arrived.
+	Confirmed uint64
+	// Status is Confirmed while the peer is connected, Disconnected once it is not.
+	Status Status
+	// Interrupted reports whether the peer is unheard for over DisconnectNotice.
+	Interrupted bool
+	// BytesSent, BytesReceived, PacketsSent and PacketsReceived count the traffic with that
+	// peer (payload only).
+	BytesSent, BytesReceived     uint64
+	PacketsSent, PacketsReceived uint64
+}
