@@ -827,6 +827,12 @@ func (m *Match) StartAt(at time.Duration) {
 		return
 	}
 	m.sched.start(at)
+	if m.ctlPending.Load() {
+		// A control change that came before the start (a pause, a time scale) holds from the
+		// start, not from the first pass, which the waiter may run late: applied then, a pause
+		// would count the time between the two as game time, and run the ticks it owes.
+		m.applyControl(at)
+	}
 	m.state = matchWaiting
 	c.queue.push(&m.entry)
 	earlier := at < c.target

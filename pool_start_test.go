@@ -1,0 +1,67 @@
+package gameloop
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+// startHeldMatch starts m at at, far enough ahead that the waiter leaves it alone, and takes it
+// out of the clock's queue, as the waiter holds a match it runs: the test then drives its passes
+// with made-up times, and a control change only marks it kicked.
+func startHeldMatch(t *testing.T, m *Match, at time.Duration) {
+	t.Helper()
+	m.StartAt(at)
+	c := m.pool.clock
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.queue.remove(&m.entry) {
+		t.Fatal("the match is not in the clock's queue")
+	}
+}
+
+// endHeldMatch ends a match held by startHeldMatch as the waiter would, so that closing its
+// clock does not wait for it.
+func endHeldMatch(m *Match) {
+	c := m.pool.clock
+	c.mu.Lock()
+	m.state = matchEnded
+	c.mu.Unlock()
+	m.finish()
+}
+
+// newHeldMatch returns a match of g on a pool of its own, not started.
+func newHeldMatch(t *testing.T, g Game, cfg Config) *Match {
+	t.Helper()
+	c := NewSharedClock(nil)
+	t.Cleanup(func() { c.Close() })
+	m, err := NewPool(c, &PoolOptions{Workers: 1}).NewMatch(context.Background(), g, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// A match paused before it starts is paused from its start: however late its first pass runs,
+// no tick is owed for the time between its start and that pass.
+func TestMatchPausedBeforeStart(t *testing.T) {
+	ms := time.Millisecond
+	g := &recGame{}
+	m := newHeldMatch(t, g, Config{TickRate: 500})
+	defer endHeldMatch(m)
+	m.Pause()
+	at := m.pool.clock.Now() + time.Hour
+	startHeldMatch(t, m, at)
+	// The waiter's first pass, 50 ms after the start (25 steps): late on a loaded machine.
+	if next, ended := m.pass(at + 50*ms); ended || next != never {
+		t.Errorf("first pass of a paused match: next %v, ended %v; want never, false", next, ended)
+	}
+	if got := g.take(); len(got) != 0 {
+		t.Errorf("a match paused before its start delivered %q", got)
+	}
+	// Resumed at 60 ms: its first tick is due one step later.
+	m.Resume()
+	if next, _ := m.pass(at + 60*ms); next != at+62*ms {
+		t.Errorf("resumed at start+60ms: next tick due at start+%v, want start+62ms", next-at)
+	}
+}
