@@ -78,9 +78,22 @@ func Decode(r io.Reader) (*Recording, error) {
 	err := d.decode()
 	if d.rec != nil && !d.rec.Complete {
 		d.rec.cut = err
-		d.rec.Ticks = max(d.ran, d.minRan)
+		d.rec.Ticks = d.known()
 	}
 	return d.rec, err
+}
+
+// known returns the last tick that the records read so far say has run. Every record still to
+// come is for a later tick, or (a checksum) for this one: see FORMAT.md's order.
+func (d *decoder) known() uint64 { return max(d.ran, d.minRan) }
+
+// trailing returns the number of inputs read for a tick after ticks, the last tick of the
+// recording: at most MaxInputsPerTick, all for the tick after it.
+func (d *decoder) trailing(ticks uint64) int {
+	if d.lastInput > ticks {
+		return d.tickInputs
+	}
+	return 0
 }
 
 // decoder holds the state of Decode.
@@ -93,6 +106,7 @@ type decoder struct {
 	ran          uint64 // the last tick a checksum, progress or end record said had run
 	minRan       uint64 // the last tick that must have run, by the inputs and rate changes read
 	lastInput    uint64 // the tick of the last input, 0 before the first
+	tickInputs   int    // the number of inputs read for lastInput, at most MaxInputsPerTick
 	lastRate     uint64 // the tick of the last change of tick rate, 0 before the first
 	lastChecksum uint64 // the tick of the last checksum, 0 before the first
 	ended        bool   // the end record has been read
@@ -335,6 +349,8 @@ func (d *decoder) input(f *fields) error {
 		return d.errorf(at, ErrCorrupt, "input for tick %d after one for tick %d", tick, d.lastInput)
 	case tick <= d.lastRate:
 		return d.errorf(at, ErrCorrupt, "input for tick %d after the tick rate changed for tick %d", tick, d.lastRate)
+	case tick == d.lastInput && d.tickInputs >= MaxInputsPerTick:
+		return d.errorf(at, ErrCorrupt, "more than %d inputs for tick %d (MaxInputsPerTick)", MaxInputsPerTick, tick)
 	}
 	in := gameloop.Input{Tick: tick}
 	kindAt := f.at()
@@ -412,6 +428,10 @@ func (d *decoder) input(f *fields) error {
 		}
 		in.Height = int(h)
 	}
+	if tick != d.lastInput {
+		d.tickInputs = 0
+	}
+	d.tickInputs++
 	d.lastInput = tick
 	d.minRan = max(d.minRan, tick-1)
 	d.rec.Inputs = append(d.rec.Inputs, in)

@@ -194,6 +194,17 @@ func (rec *Recording) Encode(w io.Writer) error {
 	return e.end(rec.Ticks)
 }
 
+// TrailingInputs returns the number of inputs recorded after the last tick (rec.Ticks): the
+// game received them, but the recording ended before the tick they preceded ran, so a replay
+// does not deliver them (Result.Trailing). They are the last of rec.Inputs.
+func (rec *Recording) TrailingInputs() int {
+	n := 0
+	for i := len(rec.Inputs) - 1; i >= 0 && rec.Inputs[i].Tick > rec.Ticks; i-- {
+		n++
+	}
+	return n
+}
+
 // check reports what, if anything, makes rec impossible to encode.
 func (rec *Recording) check() error {
 	h := rec.Header
@@ -208,8 +219,15 @@ func (rec *Recording) check() error {
 		return fmt.Errorf("replay: %d bytes of metadata, over the limit of %d", len(h.Meta), MaxMetaLen)
 	}
 	var last uint64
+	perTick := 0
 	for i, in := range rec.Inputs {
+		if in.Tick != last {
+			perTick = 0
+		}
+		perTick++
 		switch {
+		case perTick > MaxInputsPerTick:
+			return fmt.Errorf("replay: input %d is one more than the %d (MaxInputsPerTick) a recording holds for tick %d", i, MaxInputsPerTick, in.Tick)
 		case in.Tick == 0 || in.Tick < last:
 			return fmt.Errorf("replay: input %d is for tick %d, after one for tick %d", i, in.Tick, last)
 		case in.Kind == 0 || in.Kind > maxInputKind:

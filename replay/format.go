@@ -36,6 +36,13 @@ const (
 	// MaxMetaLen is the most game-defined bytes a recording's header holds.
 	MaxMetaLen = 512
 
+	// MaxInputsPerTick is the most inputs a recording holds for one tick. A replay holds a
+	// tick's inputs until the tick runs, so this bounds what a recording, hostile or not, can
+	// make it hold (each input is a 64-byte gameloop.Input). A reader reports more as corrupt
+	// (a *FormatError wrapping ErrCorrupt); a Recorder fed more fails rather than write a
+	// recording no reader takes.
+	MaxInputsPerTick = 1 << 16
+
 	// defaultChunkSize is the payload size at which a Recorder starts a new chunk.
 	defaultChunkSize = 4096
 )

@@ -29,6 +29,7 @@ var updateCorpus = flag.Bool("update-corpus", false, "rewrite the seed corpus in
 func FuzzDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		rec, err := replay.Decode(bytes.NewReader(data))
+		decodeErr := err
 		if err != nil {
 			var fe *replay.FormatError
 			if !errors.As(err, &fe) {
@@ -65,6 +66,19 @@ func FuzzDecode(f *testing.F) {
 			res, err := rec.Play(context.Background(), &counter{}, nil)
 			if err != nil || res.Ticks > rec.Ticks || res.Inputs > len(rec.Inputs) {
 				t.Fatalf("replay: %v, %v", res, err)
+			}
+			if res.Trailing != rec.TrailingInputs() || res.Matched() && res.Inputs+res.Trailing != len(rec.Inputs) {
+				t.Fatalf("replay: %v, of %d inputs with %d after the last tick: every input is delivered or trailing", res, len(rec.Inputs), rec.TrailingInputs())
+			}
+			// Streamed, the replay sees what the decoded one saw, up to the same damage.
+			game := &counter{}
+			streamed, serr := replay.Play(context.Background(), bytes.NewReader(data), game, nil)
+			if serr == nil && err == nil && (streamed.Ticks != res.Ticks || streamed.Inputs != res.Inputs || streamed.Checked != res.Checked ||
+				streamed.Trailing != res.Trailing || streamed.Recorded != res.Recorded) {
+				t.Fatalf("streamed %v, decoded %v", streamed, res)
+			}
+			if serr != nil && err == nil && (decodeErr == nil || errors.Is(decodeErr, replay.ErrTruncated)) {
+				t.Fatalf("a recording decodes (%v) and replays, but does not stream: %v", decodeErr, serr)
 			}
 		}
 	})

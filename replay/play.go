@@ -37,6 +37,10 @@ type Result struct {
 	Recorded, Ticks uint64
 	// Inputs is the number of inputs delivered.
 	Inputs int
+	// Trailing is the number of inputs recorded after the last tick: the game received them,
+	// but the recording ended before the tick they preceded ran, so a replay, which ends with
+	// the last recorded tick, does not deliver them. Known once the whole recording is read.
+	Trailing int
 	// Checked is the number of recorded checksums compared (all equal but the last, if
 	// Mismatch is set).
 	Checked int
@@ -56,6 +60,14 @@ type Mismatch struct {
 	Recorded, Replayed uint64
 }
 
+// plural returns one if n is 1, else many.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
 // Matched reports whether every tick of the recording was replayed with no checksum differing.
 func (r *Result) Matched() bool { return r.Mismatch == nil && r.Ticks == r.Recorded }
 
@@ -73,6 +85,9 @@ func (r *Result) String() string {
 		s = fmt.Sprintf("matched: %d ticks, %d inputs, %d checksums", r.Ticks, r.Inputs, r.Checked)
 	}
 	s += fmt.Sprintf(" in %v", r.Elapsed.Round(time.Microsecond))
+	if r.Trailing > 0 {
+		s += fmt.Sprintf(" (%d %s after the last tick, which no tick followed, not delivered)", r.Trailing, plural(r.Trailing, "input", "inputs"))
+	}
 	if r.Cut != nil {
 		s += " (the recording was cut short: " + r.Cut.Error() + ")"
 	}
@@ -80,8 +95,9 @@ func (r *Result) String() string {
 }
 
 // Play reads a recording from r as it replays it into g; see Recording.Play for the replay. It
-// does not decode the whole recording first: it holds at most a chunk's worth of records at a
-// time (see MaxChunkSize), so a recording of any size, hostile or not, replays in bounded memory.
+// does not decode the whole recording first: it holds at most a chunk's worth of records (see
+// MaxChunkSize) and the inputs of one tick (at most MaxInputsPerTick: a recording with more is
+// corrupt) at a time, so a recording of any size, hostile or not, replays in bounded memory.
 // A recording cut short is replayed as far as its last whole chunk, and Result.Cut says so. A
 // recording whose header cannot be read is an error (a *FormatError) and nothing is replayed;
 // damage further on is found when the replay reaches it, and ends the replay there with an
@@ -148,6 +164,9 @@ func (s *Stream) Play(ctx context.Context, g gameloop.Game, opts *PlayOptions) (
 			err = fmt.Errorf("replay: after %d ticks: %w", res.Ticks, p.err)
 		}
 		res.Cut = s.cut
+		if p.finished {
+			res.Trailing = s.d.trailing(res.Recorded)
+		}
 	}
 	return res, err
 }
@@ -169,6 +188,9 @@ func (rec *Recording) Play(ctx context.Context, g gameloop.Game, opts *PlayOptio
 	}
 	p := &player{rec: rec, finished: true}
 	res, err := p.play(ctx, g, opts)
+	if res != nil {
+		res.Trailing = rec.TrailingInputs()
+	}
 	if res != nil && !rec.Complete {
 		res.Cut = rec.cut
 		if res.Cut == nil {
@@ -301,7 +323,10 @@ func (p *player) fill(need uint64) error {
 		return p.err
 	}
 	d := &p.stream.d
-	for !p.finished && d.ran < need {
+	// Reading stops once the records say tick need has run: what is still to come is for later
+	// ticks. So what is held is the records of the ticks not yet replayed that came in the
+	// chunks read: a chunk's worth, and the inputs of one tick (at most MaxInputsPerTick).
+	for !p.finished && d.known() < need {
 		p.compact()
 		if d.failed != nil {
 			p.finish(d.failed)
@@ -341,7 +366,7 @@ func (p *player) compact() {
 func (p *player) drain() {
 	for !p.finished && p.err == nil {
 		p.next, p.nextRate, p.nextCheck = len(p.rec.Inputs), len(p.rec.RateChanges), len(p.rec.Checksums)
-		p.fill(p.stream.d.ran + 1)
+		p.fill(p.stream.d.known() + 1)
 	}
 }
 
@@ -354,7 +379,7 @@ func (p *player) recorded() uint64 {
 	if p.rec.Complete {
 		return p.rec.Ticks
 	}
-	return max(d.ran, d.minRan)
+	return d.known()
 }
 
 // checksummed reports a recording with checksums for a game that has none.

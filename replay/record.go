@@ -79,6 +79,7 @@ type Recorder struct {
 	checksum   func() uint64
 
 	lastTick   uint64 // the last tick recorded by Tick
+	tickInputs int    // the inputs recorded since, against MaxInputsPerTick
 	rate       int    // the tick rate of the last tick recorded
 	chunkStart uint64 // lastTick when the chunk being built was begun
 	err        error
@@ -153,7 +154,8 @@ func (r *Recorder) usable() error {
 }
 
 // Input records in, an input the loop delivered: in.Tick, set by the loop, must be the tick after
-// the last one recorded with Tick.
+// the last one recorded with Tick. More than MaxInputsPerTick inputs before one tick is an
+// error: no reader would take the recording.
 func (r *Recorder) Input(in *gameloop.Input) error {
 	if err := r.usable(); err != nil {
 		return err
@@ -165,9 +167,13 @@ func (r *Recorder) Input(in *gameloop.Input) error {
 	if in.Kind == 0 || in.Kind > maxInputKind {
 		return r.fail(fmt.Errorf("replay: %v: input kind %d is not one this format stores", in, in.Kind))
 	}
+	if r.tickInputs >= MaxInputsPerTick {
+		return r.fail(fmt.Errorf("replay: %v: over %d inputs (MaxInputsPerTick) before tick %d, more than a recording holds", in, MaxInputsPerTick, in.Tick))
+	}
 	if err := r.enc.input(in, r.lastTick); err != nil {
 		return r.fail(err)
 	}
+	r.tickInputs++
 	return nil
 }
 
@@ -198,6 +204,7 @@ func (r *Recorder) Tick(u *gameloop.Update, checksum func() uint64) error {
 		}
 	}
 	r.lastTick = tick
+	r.tickInputs = 0
 	if checksum != nil && tick%r.every == 0 {
 		if err := r.Checksum(tick, checksum()); err != nil {
 			return err

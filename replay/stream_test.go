@@ -2,8 +2,10 @@ package replay_test
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"runtime"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -61,10 +63,11 @@ func heapPeak(f func(sample func())) uint64 {
 type sampling struct {
 	inputCounter
 	sample func()
+	every  uint64 // ticks between samples; 0 means 50
 }
 
 func (g *sampling) Update(u *gameloop.Update) error {
-	if u.Tick%50 == 0 {
+	if u.Tick%max(g.every, 50) == 0 {
 		runtime.GC()
 		g.sample()
 	}
@@ -152,3 +155,139 @@ func TestDecodeMemoryPerInput(t *testing.T) {
 }
 
 var sizeofInput = int(unsafe.Sizeof(gameloop.Input{}))
+
+// hostileInputs returns a recording, written by hand, of n key presses in chunks of about
+// 60 KB with no progress, checksum or end record: all for tick 1, or (spread) one a tick.
+func hostileInputs(n int, spread bool) []byte {
+	out := []byte(preamble)
+	out = append(out, chunk(header60)...)
+	var payload []byte
+	for i := range n {
+		tick := uint64(1)
+		if spread {
+			tick = uint64(i + 1)
+		}
+		body := binary.AppendUvarint(nil, tick) // ran stays 0: the delta is the tick
+		payload = append(payload, rec(2, append(body, 1, 1, byte(gameloop.KeyA))...)...)
+		if len(payload) > 60000 || i == n-1 {
+			out = append(out, chunk(payload)...)
+			payload = payload[:0]
+		}
+	}
+	return out
+}
+
+// A recording of more than MaxInputsPerTick inputs for one tick is corrupt: Decode says so,
+// and Play fails once it reads past the limit, having held no more than the limit's inputs.
+// Play used to hold every one of them until their tick: 1.66 M inputs in an 8 MB file kept
+// 295 MB live. A Recorder refuses to write such a recording, and Encode to encode one.
+func TestMaxInputsPerTick(t *testing.T) {
+	data := hostileInputs(replay.MaxInputsPerTick+1, false)
+	var fe *replay.FormatError
+	rec, err := replay.Decode(bytes.NewReader(data))
+	if !errors.As(err, &fe) || !errors.Is(err, replay.ErrCorrupt) || !strings.Contains(err.Error(), "MaxInputsPerTick") {
+		t.Fatalf("Decode of %d inputs for one tick: %v, want a corrupt *FormatError naming MaxInputsPerTick", replay.MaxInputsPerTick+1, err)
+	}
+	if len(rec.Inputs) != replay.MaxInputsPerTick {
+		t.Errorf("Decode kept %d inputs before the error, want the %d allowed", len(rec.Inputs), replay.MaxInputsPerTick)
+	}
+	// Play, many times over the limit: it stops at the limit, and holds only so much.
+	data = hostileInputs(4*replay.MaxInputsPerTick, false)
+	peak := heapPeak(func(sample func()) {
+		g := &inputCounter{}
+		_, err = replay.Play(t.Context(), bytes.NewReader(data), g, nil)
+		sample()
+	})
+	if !errors.As(err, &fe) || !errors.Is(err, replay.ErrCorrupt) {
+		t.Fatalf("Play of %d inputs for one tick: %v, want a corrupt *FormatError", 4*replay.MaxInputsPerTick, err)
+	}
+	if limit := uint64(3 * replay.MaxInputsPerTick * sizeofInput); peak > limit {
+		t.Errorf("Play held %d bytes live, over %d", peak, limit)
+	}
+	t.Logf("Play of %d bytes, %d inputs for tick 1: %v; live heap peak %d bytes", len(data), 4*replay.MaxInputsPerTick, err, peak)
+
+	// As many as the limit: a recording, which plays.
+	data = hostileInputs(replay.MaxInputsPerTick, false)
+	if rec, err = replay.Decode(bytes.NewReader(data)); !errors.Is(err, replay.ErrTruncated) || len(rec.Inputs) != replay.MaxInputsPerTick {
+		t.Fatalf("Decode of %d inputs for one tick: %v", replay.MaxInputsPerTick, err)
+	}
+
+	var buf bytes.Buffer
+	rec.Inputs = append(rec.Inputs, rec.Inputs[0])
+	if err := rec.Encode(&buf); err == nil || !strings.Contains(err.Error(), "MaxInputsPerTick") {
+		t.Errorf("Encode of %d inputs for one tick: %v, want an error naming MaxInputsPerTick", len(rec.Inputs), err)
+	}
+	r, err := replay.NewRecorder(&buf, 60, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range replay.MaxInputsPerTick + 1 {
+		err = r.Input(&gameloop.Input{Kind: gameloop.KeyPress, Tick: 1})
+		if (err != nil) != (i == replay.MaxInputsPerTick) {
+			t.Fatalf("Recorder.Input %d for one tick: %v", i+1, err)
+		}
+	}
+}
+
+// Play stops reading once the records say the tick it needs has run, so a recording whose
+// inputs run ahead of any progress record (a hostile one: a Recorder closes every chunk with
+// one) is replayed holding a chunk's worth of them, not all. It used to hold them all.
+func TestPlayInputsWithoutProgress(t *testing.T) {
+	const n = 300_000
+	data := hostileInputs(n, true)
+	var res *replay.Result
+	var err error
+	peak := heapPeak(func(sample func()) {
+		res, err = replay.Play(t.Context(), bytes.NewReader(data), &sampling{sample: sample, every: 5000}, nil)
+	})
+	if err != nil || res.Ticks != n-1 || res.Inputs != n-1 || res.Trailing != 1 || !errors.Is(res.Cut, replay.ErrTruncated) {
+		t.Fatalf("Play: %v, %v; want %d ticks and inputs, one trailing, cut short", res, err, n-1)
+	}
+	t.Logf("Play of %d bytes, %d inputs a tick apart with no progress record: live heap peak %d bytes", len(data), n, peak)
+	if limit := uint64(2 * replay.MaxChunkSize * 16); peak > limit {
+		t.Errorf("Play held %d bytes live, over %d: the records are not streamed", peak, limit)
+	}
+}
+
+// Inputs after the last tick are part of the recording but no tick followed them: the replay
+// does not deliver them, and says how many there were, as TrailingInputs does.
+func TestTrailingInputs(t *testing.T) {
+	var buf bytes.Buffer
+	r, err := replay.NewRecorder(&buf, 60, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for tick := uint64(1); tick <= 3; tick++ {
+		if err := r.Input(&gameloop.Input{Kind: gameloop.KeyPress, Tick: tick}); err != nil {
+			t.Fatal(err)
+		}
+		if tick < 3 {
+			if err := r.Tick(&gameloop.Update{Tick: tick, Seconds: 1.0 / 60}, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := r.Input(&gameloop.Input{Kind: gameloop.KeyPress, Tick: 3}); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := replay.Decode(bytes.NewReader(buf.Bytes()))
+	if err != nil || rec.Ticks != 2 || len(rec.Inputs) != 4 || rec.TrailingInputs() != 2 {
+		t.Fatalf("Decode: %v; %d ticks, %d inputs, %d trailing", err, rec.Ticks, len(rec.Inputs), rec.TrailingInputs())
+	}
+	streamed, err := replay.Play(t.Context(), bytes.NewReader(buf.Bytes()), &inputCounter{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	decoded, err := rec.Play(t.Context(), &inputCounter{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, res := range []*replay.Result{streamed, decoded} {
+		if !res.Matched() || res.Inputs != 2 || res.Trailing != 2 || !strings.Contains(res.String(), "2 inputs after the last tick") {
+			t.Errorf("%v: want 2 inputs delivered and 2 after the last tick, said so", res)
+		}
+	}
+}
