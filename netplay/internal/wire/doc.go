@@ -1,0 +1,74 @@
+// Package wire is the datagram protocol of rollback netplay: the messages two peers of a
+// session exchange, their encoding (Append) and decoding (Decode), and the compression of
+// inputs. It is pure: no state machine, no sockets, no clock. The session (package netplay)
+// decides what to send and when.
+//
+// A Message is a fixed-size value with the fields of every kind; a caller keeps one and reuses
+// it, so that neither Append nor Decode allocates. Decode checks every length and range before
+// use and never sizes anything by what a packet claims: a hostile or corrupt packet costs a
+// returned error (wrapping ErrMalformed or ErrVersion), never a panic or an allocation.
+//
+// # Format, version 1
+//
+// Every packet is one datagram of at most MaxPacket (508) bytes. Integers are little-endian;
+// a uvarint is LEB128 as encoding/binary writes it, in its shortest form (a longer form of the
+// same value is malformed, so every packet Decode accepts is the one Append writes, byte for
+// byte); a varint is a uvarint of the zig-zagged value. A tick is stored as a uvarint of the
+// tick, or of the tick+1 where NoTick (-1) is allowed; ticks greater than MaxTick (2^40) are
+// malformed.
+//
+//	packet  = magic:2 version:1 kind:1 session:uint32 seq:uint16 body
+//	magic   = E7 4E
+//	version = 01
+//
+// A packet with another magic is malformed; another version gives ErrVersion. The body of each
+// kind, which must end the packet exactly:
+//
+//	1 SyncRequest    nonce:uint32
+//	2 SyncReply      nonce:uint32                the request's, echoed
+//	3 Input          start:uvarint ack+1:uvarint handles:byte size:byte count:byte
+//	                 players:byte disconnected:byte (last+1:uvarint)×players inputs:rest
+//	4 InputAck       ack+1:uvarint
+//	5 QualityReport  ticksAhead:varint (int32) pingSent:int64
+//	6 QualityReply   pingSent:int64               the report's, echoed
+//	7 ChecksumReport tick:uvarint sum:uint64
+//	8 KeepAlive      (empty)
+//	9 Bye            (empty)
+//
+// Any other kind is malformed.
+//
+// In an Input, handles is the set of player handles whose inputs it carries (bit h for handle
+// h); size is one input's bytes, 1 to 64 (MaxInputSize), and size times the number of handles
+// is at most 256 (MaxTickBytes); count is the number of ticks carried, 0 to 128
+// (MaxTicksPerInput), from tick start, the last of them at most MaxTick; handles is not empty
+// if count is not 0. players (0 to 8) is the number of players whose connection status
+// follows: bit i of disconnected says player i is disconnected (bits from players on must be
+// 0), and last is the last tick of player i's input the sender has confirmed. inputs, the rest
+// of the packet, are count ticks of input compressed as below, and must decompress to exactly
+// count × handles × size bytes.
+//
+// # Input compression
+//
+// The inputs are laid out tick after tick, each tick the input of every handle carried in
+// increasing order of handle. Each tick is XORed with the tick before it, the first with the
+// reference: the inputs of the tick before start as the receiver has them (the sender starts
+// from the tick after the last one the receiver acknowledged, so the receiver has it), or
+// zeros when there is none. A repeated input thus becomes zeros. The XORed bytes are then
+// written as a sequence of tokens:
+//
+//	00-7F         c+1 literal bytes follow (1 to 128)
+//	80-FE         c-7F zero bytes (1 to 127)
+//	FF uvarint    128+uvarint zero bytes
+//
+// The encoder writes runs of two or more zeros (and a zero ending the data) as zero tokens and
+// everything else as literals, so incompressible inputs grow by a byte in 128, and a tick of
+// every handle fits in a packet whatever it holds. A decoder accepts any sequence of tokens
+// that adds up to the expected length.
+//
+// # Limits
+//
+// Ticks are int64 in the API and at most MaxTick (2^40) on the wire: 34 years of play at
+// 1,000 ticks a second. Sequence numbers are 16 bits and wrap. The largest Input, eight
+// players' statuses at MaxTick and incompressible inputs, leaves 433 bytes for inputs: one
+// tick of MaxTickBytes always fits; PackInputs packs as many ticks as fit.
+package wire

@@ -1,0 +1,250 @@
+package wire
+
+import (
+	"encoding/binary"
+	"errors"
+	"math/bits"
+)
+
+// Version is the protocol version this package writes and the only one it reads. A change that
+// an older peer would misread (a new kind, a new field) takes a new version; a peer then drops
+// the other's packets with ErrVersion instead of misreading them.
+const Version = 1
+
+// The limits of a packet and of what it carries. Decode rejects a packet that exceeds any of
+// them; Append refuses a message that does.
+const (
+	// MaxPacket is the largest packet, in bytes: 508, the UDP payload that no link on the
+	// path fragments (576-byte minimum IPv4 datagram less the largest IP and UDP headers).
+	MaxPacket = 508
+
+	// HeaderSize is the size in bytes of the header every packet starts with.
+	HeaderSize = 10
+
+	// MaxPlayers is the most players (handles 0 to MaxPlayers-1) a session has.
+	MaxPlayers = 8
+
+	// MaxInputSize is the largest input of one player for one tick, in bytes.
+	MaxInputSize = 64
+
+	// MaxTickBytes is the most input bytes one Input message carries for one tick: the
+	// input size times the number of handles it carries. It keeps one tick of every
+	// carried handle within a packet even when the input does not compress at all.
+	MaxTickBytes = 256
+
+	// MaxTicksPerInput is the most ticks one Input message carries.
+	MaxTicksPerInput = 128
+
+	// MaxRawInputs is the most input bytes one Input message carries once decompressed:
+	// MaxTicksPerInput ticks of MaxTickBytes.
+	MaxRawInputs = MaxTicksPerInput * MaxTickBytes
+
+	// MaxTick is the greatest tick the protocol carries: 2^40, which a session reaches after
+	// 34 years at 1,000 ticks a second. A packet naming a later tick is malformed.
+	MaxTick = 1 << 40
+
+	// NoTick stands for "no tick": an AckTick before any input arrived, a LastTick of a
+	// player with no confirmed input yet.
+	NoTick = -1
+)
+
+// Kind is the kind of a message, the fourth byte of every packet.
+type Kind uint8
+
+// The kinds of message. The zero Kind is not one: a packet of kind 0 is malformed.
+const (
+	// KindSyncRequest starts (and repeats) the handshake with a random Nonce.
+	KindSyncRequest Kind = 1 + iota
+	// KindSyncReply answers a SyncRequest with its Nonce.
+	KindSyncReply
+	// KindInput carries the sender's local players' inputs for Count ticks from StartTick,
+	// acknowledges the receiver's inputs up to AckTick, and tells what the sender knows of
+	// every player's connection (Status).
+	KindInput
+	// KindInputAck acknowledges the receiver's inputs up to AckTick.
+	KindInputAck
+	// KindQualityReport tells how many ticks the sender runs ahead of the receiver and
+	// carries the sender's clock (PingSent) for the receiver to echo.
+	KindQualityReport
+	// KindQualityReply echoes a QualityReport's PingSent, so that its sender measures the
+	// round trip.
+	KindQualityReply
+	// KindChecksumReport carries the sender's checksum (Sum) of its state after a confirmed
+	// Tick, for desync detection.
+	KindChecksumReport
+	// KindKeepAlive carries nothing: it tells the receiver the sender is still there.
+	KindKeepAlive
+	// KindBye tells the receiver the sender is leaving the session on purpose.
+	KindBye
+
+	kindEnd // one past the last kind
+)
+
+var kindNames = [...]string{"Kind(0)", "SyncRequest", "SyncReply", "Input", "InputAck",
+	"QualityReport", "QualityReply", "ChecksumReport", "KeepAlive", "Bye"}
+
+// String returns the kind's name, as "Input", or "Kind(N)" for a value that is not a kind.
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "Kind(" + itoa(int(k)) + ")"
+}
+
+// Valid reports whether k is one of the kinds above.
+func (k Kind) Valid() bool { return k >= KindSyncRequest && k < kindEnd }
+
+// Header is what every packet starts with, after the protocol's magic and version.
+type Header struct {
+	// Kind says which of Message's fields the packet carries.
+	Kind Kind
+	// Session identifies the session (connection) between two peers, agreed during the
+	// handshake from both peers' nonces (see SessionID): a receiver drops packets whose
+	// Session is not the one it agreed, such as a stray packet of an earlier game from the
+	// same address. Sync messages carry the session the sender proposes, or 0 before it
+	// knows one; the wire does not interpret it.
+	Session uint32
+	// Seq is the sender's sequence number, counting packets sent to this receiver and
+	// wrapping at 2^16; a receiver may use it to drop reordered duplicates of old packets.
+	Seq uint16
+}
+
+// HandleSet is a set of player handles, bit h for handle h (0 to MaxPlayers-1).
+type HandleSet uint8
+
+// Has reports whether handle h is in the set.
+func (s HandleSet) Has(h int) bool { return h >= 0 && h < MaxPlayers && s&(1<<h) != 0 }
+
+// Len returns how many handles are in the set.
+func (s HandleSet) Len() int { return bits.OnesCount8(uint8(s)) }
+
+// PlayerStatus is what a peer knows of one player's connection, carried in Input messages so
+// that every peer comes to agree on when a disconnected player's input stops: the least
+// LastTick that any peer reports for a disconnected player.
+type PlayerStatus struct {
+	// Disconnected is set once the sender considers the player gone.
+	Disconnected bool
+	// LastTick is the last tick of the player's input the sender has confirmed, NoTick if
+	// none; NoTick to MaxTick.
+	LastTick int64
+}
+
+// Message is one decoded packet: the header and the fields of every kind, of which only those
+// of the header's Kind are meaningful (Decode zeroes the others). It is a value of fixed size
+// (about 700 bytes) with no pointers, meant to be kept and reused: Append and Decode allocate
+// nothing.
+type Message struct {
+	Header
+
+	// Nonce is the handshake's random number (SyncRequest), echoed by the SyncReply.
+	Nonce uint32
+
+	// StartTick is the tick of the first input an Input carries, 0 to MaxTick; the inputs
+	// are those of ticks StartTick to StartTick+Count-1, which must not pass MaxTick.
+	StartTick int64
+	// AckTick (Input, InputAck) is the last tick of the receiver's inputs the sender has
+	// (all ticks up to it), NoTick if none; NoTick to MaxTick.
+	AckTick int64
+	// Handles is the set of player handles whose inputs an Input carries: the sender's
+	// local players. Not empty when Count > 0.
+	Handles HandleSet
+	// InputSize is the size in bytes of one player's input for one tick, 1 to
+	// MaxInputSize; InputSize times Handles.Len() is at most MaxTickBytes.
+	InputSize int
+	// Count is the number of ticks an Input carries, 0 to MaxTicksPerInput. An Input with
+	// no ticks still acknowledges and reports Status.
+	Count int
+	// Players is the number of players whose Status an Input carries, 0 to MaxPlayers.
+	Players int
+	// Status (Input) is what the sender knows of each player's connection, for handles 0
+	// to Players-1; the entries from Players on are zero.
+	Status [MaxPlayers]PlayerStatus
+	// Inputs[:InputsLen] (Input) are the inputs, compressed as CompressInputs does; they
+	// decompress to Count*Handles.Len()*InputSize bytes. Set them with PackInputs and read
+	// them with UnpackInputs.
+	Inputs    [MaxPacket]byte
+	InputsLen int
+
+	// TicksAhead (QualityReport) is how many ticks the sender estimates it runs ahead of
+	// the receiver; negative when behind.
+	TicksAhead int32
+	// PingSent (QualityReport, QualityReply) is the sender's clock when it sent the report,
+	// in nanoseconds on a clock of its own choosing; the reply echoes it unchanged.
+	PingSent int64
+
+	// Tick (ChecksumReport) is the confirmed tick after which Sum was taken, 0 to MaxTick.
+	Tick int64
+	// Sum (ChecksumReport) is the game's checksum of its state after Tick.
+	Sum uint64
+}
+
+// Errors. Every error Decode returns wraps ErrMalformed or ErrVersion; every error Append
+// returns wraps ErrInvalid or ErrTooLarge. Test with errors.Is. The errors Decode and Append
+// return are preallocated values (*Error), so that a flood of bad packets costs no allocation.
+var (
+	// ErrMalformed: the packet is not a well-formed packet of this protocol: a wrong magic,
+	// an unknown kind, a field out of its range, a length that does not add up.
+	ErrMalformed = errors.New("wire: malformed packet")
+	// ErrVersion: the packet is of another version of the protocol.
+	ErrVersion = errors.New("wire: unsupported protocol version")
+	// ErrInvalid: the message given to Append (or to PackInputs) breaks a rule of the
+	// protocol: a field out of its range.
+	ErrInvalid = errors.New("wire: invalid message")
+	// ErrTooLarge: the message would not fit in MaxPacket bytes.
+	ErrTooLarge = errors.New("wire: message too large for a packet")
+)
+
+// Error is the error Decode and Append return: which field is at fault and why. It wraps one of
+// the sentinel errors above.
+type Error struct {
+	Field   string // as "Input.AckTick"
+	Problem string // as "beyond MaxTick"
+	Err     error  // ErrMalformed, ErrVersion, ErrInvalid or ErrTooLarge
+}
+
+func (e *Error) Error() string { return e.Err.Error() + ": " + e.Field + ": " + e.Problem }
+
+// Unwrap returns the sentinel error e wraps.
+func (e *Error) Unwrap() error { return e.Err }
+
+// magic starts every packet: a byte with the high bit set (not ASCII text) and 'N'.
+const magic0, magic1 = 0xE7, 'N'
+
+// SessionID returns the session id two peers agree on from the nonces each chose for the
+// handshake: the same whichever order they are given in, never 0 (so that 0 can mean "none
+// yet"), and different for almost every pair of nonces.
+func SessionID(nonceA, nonceB uint32) uint32 {
+	lo, hi := nonceA, nonceB
+	if lo > hi {
+		lo, hi = hi, lo
+	}
+	x := uint64(hi)<<32 | uint64(lo)
+	// A 64-bit finaliser (splitmix64's) so that neighbouring nonces give unrelated ids.
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	x ^= x >> 31
+	id := uint32(x) ^ uint32(x>>32)
+	if id == 0 {
+		id = 1
+	}
+	return id
+}
+
+// itoa formats a small non-negative integer without fmt.
+func itoa(n int) string {
+	var b [20]byte
+	i := len(b)
+	for {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+		if n == 0 {
+			break
+		}
+	}
+	return string(b[i:])
+}
+
+var le = binary.LittleEndian
