@@ -50,6 +50,13 @@ type Schedule struct {
 	realBase, gameBase time.Duration
 	lastGame           time.Duration // game time at the previous Advance
 
+	// The pass's bound (MaxFrameTime) in game time: the real time since the previous Advance
+	// is counted at the scale each stretch of it passed at, up to MaxFrameTime, so that a
+	// change of scale does not bound at the new scale the time that passed at the old one.
+	// Real time up to markReal is counted: it gave game time up to limitGame, and leaves budget
+	// of MaxFrameTime.
+	markReal, limitGame, budget time.Duration
+
 	// The tick grid: tick epochTick+k is due at game time epochGame + offsetOf(k+skipped, rate).
 	// Dropping ticks skips slots of the grid rather than starting a new one, so the grid stays
 	// exact: a new epoch would be rounded to a whole nanosecond and every later tick could fall
@@ -100,6 +107,7 @@ func newSchedule(cfg Config) *Schedule {
 		maxTicks:     cfg.MaxTicksPerFrame,
 		maxFrameTime: cfg.MaxFrameTime,
 		scale:        exactScale(cfg.TimeScale),
+		budget:       cfg.MaxFrameTime,
 	}
 	s.setRate(int64(cfg.TickRate))
 	s.regrid()
@@ -125,7 +133,34 @@ func (s *Schedule) start(now time.Duration) {
 		return
 	}
 	s.started = true
-	s.realBase = now
+	s.realBase, s.markReal = now, now
+}
+
+// elapsed returns the real time from from to to, 0 if to is earlier, saturating at never where
+// the difference is beyond int64 (a start near the most negative time).
+func elapsed(from, to time.Duration) time.Duration {
+	if to <= from {
+		return 0
+	}
+	if d := to - from; d > 0 {
+		return d
+	}
+	return never
+}
+
+// count counts the real time since markReal, at the current scale, toward the pass's bound.
+// Game time runs only from realBase: before it (a start in the future) nothing is counted.
+func (s *Schedule) count(now time.Duration) {
+	from := max(s.markReal, s.realBase)
+	if now <= from {
+		return
+	}
+	if !s.paused {
+		used := min(elapsed(from, now), s.budget)
+		s.limitGame = addSat(s.limitGame, s.scale.scale(used))
+		s.budget -= used
+	}
+	s.markReal = now
 }
 
 // gameTime returns game time at real time now.
@@ -133,7 +168,7 @@ func (s *Schedule) gameTime(now time.Duration) time.Duration {
 	if s.paused || !s.started {
 		return s.gameBase
 	}
-	return addSat(s.gameBase, s.scale.scale(now-s.realBase))
+	return addSat(s.gameBase, s.scale.scale(elapsed(s.realBase, now)))
 }
 
 // reoriginAt is the game time past which the schedule moves the origin of its game time
@@ -166,6 +201,7 @@ func (s *Schedule) reorigin(now time.Duration) {
 		s.gameBase = reoriginAt - 1
 	}
 	s.lastGame = subSat(s.lastGame, by)
+	s.limitGame = subSat(s.limitGame, by)
 	s.regrid()
 	s.reorigins++
 }
@@ -173,6 +209,7 @@ func (s *Schedule) reorigin(now time.Duration) {
 // rebase moves the origin of the real-to-game mapping to now, before the mapping changes.
 func (s *Schedule) rebase(now time.Duration) {
 	s.start(now)
+	s.count(now)
 	s.gameBase = s.gameTime(now)
 	s.realBase = now
 }
@@ -230,15 +267,16 @@ func (s *Schedule) advance(now time.Duration) (droppedTicks uint64, droppedTime 
 	s.reserved = 0
 	owed := s.owedAt(g)
 
-	// Owed ticks beyond what MaxFrameTime (in game time at the current scale, and never less
-	// than one step, or a low tick rate would drop every tick) and MaxTicksPerFrame allow are
-	// dropped.
+	// Owed ticks beyond what MaxFrameTime (the game time of the first MaxFrameTime of real time
+	// since the last Advance, each stretch at its scale, and never less than one step, or a low
+	// tick rate would drop every tick) and MaxTicksPerFrame allow are dropped.
+	s.count(now)
 	allowed := owed
-	if limit := addSat(s.lastGame, max(s.scale.scale(s.maxFrameTime), s.stepCeil)); g > limit {
+	if limit := max(s.limitGame, addSat(s.lastGame, s.stepCeil)); g > limit {
 		allowed = s.owedAt(limit)
 	}
 	allowed = min(allowed, uint64(s.maxTicks))
-	s.lastGame = g
+	s.lastGame, s.limitGame, s.budget = g, g, s.maxFrameTime
 
 	if allowed < owed {
 		// Skip the slots of the dropped ticks: tick ticks+allowed+1 is due when tick
@@ -356,8 +394,10 @@ func (s *Schedule) Resume(now time.Duration) {
 	}
 	s.start(now)
 	s.paused = false
-	s.realBase = now
-	s.lastGame = s.gameBase
+	s.realBase, s.markReal = now, now
+	// The ticks owed when the pause began stay owed: the bound of the next pass counts from
+	// the game time at the pause.
+	s.lastGame, s.limitGame, s.budget = s.gameBase, s.gameBase, s.maxFrameTime
 }
 
 // SetTimeScale makes game time run at scale times real time from now on: 0.5 gives half as many
