@@ -2,6 +2,7 @@ package gameloop
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 )
@@ -63,5 +64,53 @@ func TestMatchPausedBeforeStart(t *testing.T) {
 	m.Resume()
 	if next, _ := m.pass(at + 60*ms); next != at+62*ms {
 		t.Errorf("resumed at start+60ms: next tick due at start+%v, want start+62ms", next-at)
+	}
+}
+// A match started in the future keeps its start when it is paused and resumed, or given a new
+// time scale or tick rate, before then: no tick runs before the start, and the first is due
+// one step after it.
+func TestMatchStartAtKeptThroughControl(t *testing.T) {
+	ms := time.Millisecond
+	tests := []struct {
+		name     string
+		change   []func(*Match)
+		firstDue time.Duration // after the start
+	}{
+		{"pause and resume", []func(*Match){(*Match).Pause, (*Match).Resume}, 10 * ms},
+		{"time scale", []func(*Match){func(m *Match) { _ = m.SetTimeScale(0.5) }}, 20 * ms},
+		{"time scale 0 and back", []func(*Match){
+			func(m *Match) { _ = m.SetTimeScale(0) }, func(m *Match) { _ = m.SetTimeScale(1) }}, 10 * ms},
+		{"tick rate", []func(*Match){func(m *Match) { _ = m.SetTickRate(50) }}, 20 * ms},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := &recGame{}
+			m := newHeldMatch(t, g, Config{TickRate: 100})
+			defer endHeldMatch(m)
+			at := m.pool.clock.Now() + time.Hour
+			startHeldMatch(t, m, at)
+			// Each change is applied by a pass of its own, 30 and 20 minutes before the start.
+			for i, change := range tt.change {
+				change(m)
+				now := at - time.Duration(30-10*i)*time.Minute
+				if _, ended := m.pass(now); ended {
+					t.Fatal("ended")
+				}
+			}
+			if got := g.take(); len(got) != 0 {
+				t.Fatalf("before its start the match ran %q", got)
+			}
+			next, _ := m.pass(at + ms)
+			if got := g.take(); len(got) != 0 {
+				t.Errorf("1 ms after its start the match ran %q", got)
+			}
+			if next != at+tt.firstDue {
+				t.Errorf("first tick due at start%+v, want start+%v", next-at, tt.firstDue)
+			}
+			m.pass(at + tt.firstDue)
+			if got, want := g.take(), []string{"tick 1"}; !slices.Equal(got, want) {
+				t.Errorf("at its first tick's time the match ran %q, want %q", got, want)
+			}
+		})
 	}
 }

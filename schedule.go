@@ -206,12 +206,13 @@ func (s *Schedule) reorigin(now time.Duration) {
 	s.reorigins++
 }
 
-// rebase moves the origin of the real-to-game mapping to now, before the mapping changes.
+// rebase moves the origin of the real-to-game mapping to now, before the mapping changes. Game
+// time does not run before realBase: a start in the future (Pool's StartAt) is kept.
 func (s *Schedule) rebase(now time.Duration) {
 	s.start(now)
 	s.count(now)
 	s.gameBase = s.gameTime(now)
-	s.realBase = now
+	s.realBase = max(s.realBase, now)
 }
 
 // due returns the game time at which tick n is due on the current grid.
@@ -394,7 +395,8 @@ func (s *Schedule) Resume(now time.Duration) {
 	}
 	s.start(now)
 	s.paused = false
-	s.realBase, s.markReal = now, now
+	s.realBase = max(s.realBase, now)
+	s.markReal = s.realBase
 	// The ticks owed when the pause began stay owed: the bound of the next pass counts from
 	// the game time at the pause.
 	s.lastGame, s.limitGame, s.budget = s.gameBase, s.gameBase, s.maxFrameTime
