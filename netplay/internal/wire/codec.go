@@ -297,6 +297,7 @@ func (m *Message) PackInputs(ref, inputs []byte) (int, error) {
 		out, ok := compress(m.Inputs[:0], room, ref, inputs[:ticks*stride])
 		if ok {
 			m.Count, m.InputsLen = ticks, len(out)
+			clear(m.Inputs[len(out):]) // what a longer try left, so that m equals its decoded packet
 			return ticks, nil
 		}
 		// Too big: try fewer ticks, in proportion to the room, and at least one fewer.
