@@ -1,0 +1,335 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/netip"
+	"sync"
+	"time"
+
+	"github.com/gameloop-go/gameloop/netsim"
+)
+
+const (
+	// maxMaxClients bounds -max-clients: each client holds a socket and a goroutine.
+	maxMaxClients = 10000
+	// maxDatagram is the largest UDP payload; reads use a buffer this size.
+	maxDatagram = 65535
+	// maxInFlight and maxInFlightBytes bound the packets waiting for their delivery time.
+	maxInFlight      = 1 << 16
+	maxInFlightBytes = 64 << 20
+	// keptBuffer is the largest buffer kept for reuse once its packet is sent on.
+	keptBuffer = 2048
+)
+
+// direction is one way through the proxy: its link and its counts. Guarded by proxy.mu.
+type direction struct {
+	name      string
+	link      *netsim.Link
+	sent      int64 // packets sent on
+	sentBytes int64
+	overflow  int64 // packets dropped because too much was in flight
+	errors    int64 // packets the system would not send
+}
+
+// client is one client address and its upstream socket.
+type client struct {
+	addr     netip.AddrPort
+	upstream *net.UDPConn // connected to the target
+}
+
+// delivery is a packet waiting for its time.
+type delivery struct {
+	at  time.Duration
+	seq uint64
+	dir *direction
+	c   *client // the client it comes from (up) or goes to (down)
+	buf []byte
+}
+
+// proxy forwards between clients at listen and the target, through a Link each way.
+type proxy struct {
+	listen     *net.UDPConn
+	target     *net.UDPAddr
+	maxClients int
+	start      time.Time
+	kick       chan struct{} // tells the scheduler that the queue's head may have changed
+
+	mu         sync.Mutex
+	up, down   direction
+	clients    map[netip.AddrPort]*client
+	refused    int64 // packets from clients past -max-clients
+	queue      []*delivery
+	queueBytes int
+	seq        uint64
+	free       []*delivery
+	ran        time.Duration
+	left       int64 // packets still in flight when the run ended
+	closed     bool  // the run has ended: no more clients
+}
+
+func newProxy(o options) (*proxy, error) {
+	target, err := net.ResolveUDPAddr("udp", o.to)
+	if err != nil {
+		return nil, usagef("-to: %w", err)
+	}
+	laddr, err := net.ResolveUDPAddr("udp", o.listen)
+	if err != nil {
+		return nil, usagef("-listen: %w", err)
+	}
+	l, err := net.ListenUDP("udp", laddr)
+	if err != nil {
+		return nil, fmt.Errorf("listening: %w", err)
+	}
+	return &proxy{
+		listen:     l,
+		target:     target,
+		maxClients: o.maxClients,
+		kick:       make(chan struct{}, 1),
+		up:         direction{name: "client->server", link: netsim.NewLink(o.conditions, o.seed)},
+		down:       direction{name: "server->client", link: netsim.NewLink(o.conditions, o.seed^0x9e3779b97f4a7c15)},
+		clients:    make(map[netip.AddrPort]*client),
+	}, nil
+}
+
+// run forwards until ctx is done, then closes every socket.
+func (p *proxy) run(ctx context.Context, stderr io.Writer) {
+	p.start = time.Now()
+	var wg sync.WaitGroup
+	wg.Go(func() { p.readClients(&wg, stderr) })
+	p.deliver(ctx)
+
+	p.listen.Close()
+	p.mu.Lock()
+	p.closed = true
+	for _, c := range p.clients {
+		c.upstream.Close()
+	}
+	p.ran = time.Since(p.start)
+	p.left = int64(len(p.queue))
+	p.mu.Unlock()
+	wg.Wait()
+}
+
+// now is the proxy's time, the time a Link is handed.
+func (p *proxy) now() time.Duration { return time.Since(p.start) }
+
+// readClients reads what clients send, until the listening socket is closed.
+func (p *proxy) readClients(wg *sync.WaitGroup, stderr io.Writer) {
+	buf := make([]byte, maxDatagram)
+	for {
+		n, from, err := p.listen.ReadFromUDPAddrPort(buf)
+		if errors.Is(err, net.ErrClosed) {
+			return
+		}
+		if err != nil {
+			fmt.Fprintln(stderr, "netsim: reading from clients:", err)
+			continue
+		}
+		p.mu.Lock()
+		if p.closed {
+			p.mu.Unlock()
+			return
+		}
+		c := p.clients[from]
+		if c == nil {
+			if len(p.clients) >= p.maxClients {
+				p.refused++
+				p.mu.Unlock()
+				continue
+			}
+			up, err := net.DialUDP("udp", nil, p.target)
+			if err != nil {
+				p.up.errors++
+				p.mu.Unlock()
+				fmt.Fprintln(stderr, "netsim: opening a socket to the server:", err)
+				continue
+			}
+			c = &client{addr: from, upstream: up}
+			p.clients[from] = c
+			wg.Go(func() { p.readServer(c, stderr) })
+		}
+		p.sendLocked(&p.up, c, buf[:n])
+		p.mu.Unlock()
+	}
+}
+
+// readServer reads the server's replies to one client, until its socket is closed.
+func (p *proxy) readServer(c *client, stderr io.Writer) {
+	buf := make([]byte, maxDatagram)
+	for {
+		n, err := c.upstream.Read(buf)
+		if errors.Is(err, net.ErrClosed) {
+			return
+		}
+		if err != nil {
+			// A connected socket reports the ICMP errors of earlier sends (the server not
+			// listening, say); the next read goes on.
+			p.mu.Lock()
+			p.up.errors++
+			p.mu.Unlock()
+			continue
+		}
+		p.mu.Lock()
+		p.sendLocked(&p.down, c, buf[:n])
+		p.mu.Unlock()
+	}
+}
+
+// sendLocked passes a packet through d's link and queues its copies. p.mu is held.
+func (p *proxy) sendLocked(d *direction, c *client, b []byte) {
+	at, n := d.link.Send(p.now(), len(b))
+	for _, t := range at[:n] {
+		if len(p.queue) >= maxInFlight || p.queueBytes+len(b) > maxInFlightBytes {
+			d.overflow++
+			continue
+		}
+		var x *delivery
+		if k := len(p.free); k > 0 {
+			x, p.free = p.free[k-1], p.free[:k-1]
+		} else {
+			x = new(delivery)
+		}
+		*x = delivery{at: t, seq: p.seq, dir: d, c: c, buf: append(x.buf[:0], b...)}
+		p.seq++
+		p.queueBytes += len(b)
+		p.push(x)
+		if p.queue[0] == x {
+			select {
+			case p.kick <- struct{}{}:
+			default:
+			}
+		}
+	}
+}
+
+// deliver sends each queued packet on at its time, until ctx is done.
+func (p *proxy) deliver(ctx context.Context) {
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	var due []*delivery
+	for {
+		p.mu.Lock()
+		now := p.now()
+		for len(p.queue) > 0 && p.queue[0].at <= now {
+			due = append(due, p.pop())
+		}
+		wait := time.Hour
+		if len(p.queue) > 0 {
+			wait = p.queue[0].at - now
+		}
+		p.mu.Unlock()
+
+		for _, x := range due {
+			var err error
+			if x.dir == &p.up {
+				_, err = x.c.upstream.Write(x.buf)
+			} else {
+				_, err = p.listen.WriteToUDPAddrPort(x.buf, x.c.addr)
+			}
+			p.mu.Lock()
+			if err != nil {
+				x.dir.errors++
+			} else {
+				x.dir.sent++
+				x.dir.sentBytes += int64(len(x.buf))
+			}
+			p.queueBytes -= len(x.buf)
+			if cap(x.buf) > keptBuffer {
+				x.buf = nil
+			}
+			x.c, x.dir = nil, nil
+			p.free = append(p.free, x)
+			p.mu.Unlock()
+		}
+		clear(due)
+		due = due[:0]
+
+		timer.Reset(wait)
+		select {
+		case <-ctx.Done():
+			return
+		case <-timer.C:
+		case <-p.kick:
+		}
+	}
+}
+
+// counts returns the packets taken in each way so far, and those refused.
+func (p *proxy) counts() (up, down, refused int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.up.link.Stats().Packets, p.down.link.Stats().Packets, p.refused
+}
+
+// summary prints what happened each way.
+func (p *proxy) summary(w io.Writer) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprintf(w, "netsim: ran %v, %d clients", p.ran.Round(time.Millisecond), len(p.clients))
+	if p.refused > 0 {
+		fmt.Fprintf(w, ", %d packets refused from clients past -max-clients", p.refused)
+	}
+	if p.left > 0 {
+		fmt.Fprintf(w, ", %d packets still in flight at the end", p.left)
+	}
+	fmt.Fprintln(w)
+	for _, d := range []*direction{&p.up, &p.down} {
+		s := d.link.Stats()
+		fmt.Fprintf(w, "%s: %d packets, %d bytes in; dropped %d, duplicated %d, reordered %d; %d packets, %d bytes out",
+			d.name, s.Packets, s.Bytes, s.Dropped, s.Duplicated, s.Reordered, d.sent, d.sentBytes)
+		if d.overflow > 0 {
+			fmt.Fprintf(w, "; %d dropped with too much in flight", d.overflow)
+		}
+		if d.errors > 0 {
+			fmt.Fprintf(w, "; %d send errors", d.errors)
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+// push adds x to the delivery queue, a min-heap by time, ties in the order sent. p.mu is held.
+func (p *proxy) push(x *delivery) {
+	q := append(p.queue, x)
+	for i := len(q) - 1; i > 0; {
+		parent := (i - 1) / 2
+		if !before(q[i], q[parent]) {
+			break
+		}
+		q[i], q[parent] = q[parent], q[i]
+		i = parent
+	}
+	p.queue = q
+}
+
+// pop removes and returns the queue's first packet. p.mu is held.
+func (p *proxy) pop() *delivery {
+	q := p.queue
+	top := q[0]
+	last := len(q) - 1
+	q[0], q[last] = q[last], nil
+	q = q[:last]
+	for i := 0; ; {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < len(q) && before(q[l], q[m]) {
+			m = l
+		}
+		if r < len(q) && before(q[r], q[m]) {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		q[i], q[m] = q[m], q[i]
+		i = m
+	}
+	p.queue = q
+	return top
+}
+
+func before(a, b *delivery) bool {
+	return a.at < b.at || a.at == b.at && a.seq < b.seq
+}
