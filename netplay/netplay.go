@@ -23,9 +23,9 @@ const (
 const (
 	// MaxPlayers is the most players a session holds.
 	MaxPlayers = 8
-	// MaxInputSize is the largest encoded input of one player, in bytes. It keeps a packet
-	// carrying a full window of inputs for every local player under a safe UDP size.
-	MaxInputSize = 16
+	// MaxInputSize is the largest encoded input of one player, in bytes: one tick of every
+	// local player's input must fit in a packet that no link fragments.
+	MaxInputSize = 32
 	// MaxInputDelay is the largest InputDelay.
 	MaxInputDelay = 30
 	// MaxPredictionWindow is the largest PredictionWindow.
@@ -335,6 +335,9 @@ type Stats struct {
 	// only (UDP and IP headers excluded).
 	BytesSent, BytesReceived     uint64
 	PacketsSent, PacketsReceived uint64
+	// SendErrors counts the packets the conn failed to send (a full socket buffer, say): they
+	// count as lost, and the protocol sends their content again.
+	SendErrors uint64
 }
 
 // PeerStats is what is known of the connection to one remote player's peer.

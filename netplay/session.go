@@ -1,9 +1,123 @@
 package netplay
 
 import (
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
 	"net"
+	"net/netip"
 	"time"
+
+	"github.com/gameloop-go/gameloop/netplay/internal/wire"
 )
+
+// Protocol timings.
+const (
+	// syncRoundTrips is how many handshake round trips must succeed before a peer counts as
+	// synchronized.
+	syncRoundTrips = 5
+	// syncRetry is how long the handshake waits for a reply before it sends another request.
+	syncRetry = 200 * time.Millisecond
+	// qualityInterval is how often a peer reports its round trip and ticks ahead.
+	qualityInterval = 200 * time.Millisecond
+	// keepAliveInterval is the longest a peer goes without sending anything to another.
+	keepAliveInterval = 200 * time.Millisecond
+	// aheadSamples is the number of ticks the ticks-ahead estimate is averaged over (the
+	// weight of an exponential moving average: 1/aheadSamples).
+	aheadSamples = 32
+	// scalePerTick is how much slower the loop runs for each tick this peer is ahead.
+	scalePerTick = 0.02
+	// aheadDeadZone is how far ahead, in ticks, a peer may be before it slows down at all.
+	aheadDeadZone = 0.5
+)
+
+// ring is how many ticks of inputs each player's queue holds. A peer runs at most
+// PredictionWindow ticks past the last input it has of another, and its input is at most
+// InputDelay ahead of its tick, so no input needed is more than 2*(MaxPredictionWindow +
+// MaxInputDelay + 1) ticks from another.
+const ring = 256
+
+// checksumHistory is how many of its own reported checksums a peer keeps, and how many of a
+// peer's reports it holds until it has its own, for desync detection.
+const checksumHistory = 32
+
+// peerState is where the connection with a peer stands.
+type peerState uint8
+
+const (
+	peerSyncing peerState = iota
+	peerRunning
+	peerGone
+)
+
+// player is one player's queue of inputs.
+type player[I comparable] struct {
+	local bool
+	peer  int // index of its peer in Session.peers; -1 for a local player
+	// in holds the confirmed inputs by tick (mod ring), raw the same encoded.
+	in  [ring]I
+	raw []byte // ring*size bytes
+	// used holds the input each tick last ran with, to find a misprediction.
+	used [ring]PlayerInput[I]
+	// confirmed is the last tick up to which every input is known (local: added).
+	confirmed uint64
+	// gone is set once the player is disconnected; its inputs after goneAfter are Disconnected.
+	gone      bool
+	goneAfter uint64
+}
+
+// checksum is a checksum of a confirmed tick.
+type checksum struct {
+	tick, sum uint64
+}
+
+// peer is the connection with one remote machine, which may have several players.
+type peer struct {
+	addr    net.Addr
+	ap      netip.AddrPort
+	handles wire.HandleSet
+	first   int // its first handle, for events
+	state   peerState
+
+	// The handshake.
+	nonce       uint32 // ours for this connection (Session of our sync messages)
+	theirNonce  uint32
+	session     uint32 // agreed from both nonces; 0 until then
+	syncNonce   uint32 // the round trip's nonce awaited
+	syncSentAt  time.Duration
+	syncDone    int
+	syncStarted bool
+
+	// Sending.
+	seq          uint16
+	acked        uint64 // our inputs it has, up to this tick
+	lastSent     time.Duration
+	lastQuality  time.Duration
+	lastAckSent  uint64
+	sentAnything bool
+
+	// Receiving.
+	lastHeard   time.Duration
+	interrupted bool
+	newest      uint64 // the newest tick of its inputs seen
+	newestAt    time.Duration
+
+	// Time sync.
+	rtt         time.Duration
+	haveRTT     bool
+	aheadLocal  float64 // our estimate of how far we run ahead of it, averaged
+	aheadRemote float64 // its estimate of how far it runs ahead of us, as reported
+	haveAhead   bool
+
+	// Desync detection: its reports not yet compared.
+	theirSums [checksumHistory]checksum
+	desynced  uint64 // the tick of the last desync reported, to report each once
+
+	stats PeerStats
+}
 
 // Session is a rollback session between peers over a net.PacketConn: see the package
 // documentation for the model. Make one with NewSession on every peer, with the same players in
@@ -20,25 +134,319 @@ import (
 // the conn into a fixed ring of buffers, and packets that arrive while the ring is full are
 // dropped (and counted) as a full socket buffer would drop them. Close stops it.
 type Session[I comparable] struct {
+	cfg     Config[I]
+	codec   Codec[I]
+	size    int // encoded input size
+	window  int
+	delay   int
+	slots   int
 	players []Player
+	queues  []*player[I]
+	peers   []*peer
+	local   wire.HandleSet // our local handles
+	nlocal  int
+	tr      *transport
+	zero    I // the zero input: what Disconnected players give
+	decoded I // Get of zero bytes: the input before any (ticks up to the delay)
+
+	tick       uint64 // the last tick run
+	pending    []I    // the local inputs for the next tick, by handle
+	hasPending []bool
+	running    bool
+	closed     bool
+	now        time.Duration
+
+	// The requests of the last Advance, and the memory they point into.
+	reqs   []Request[I]
+	inputs []PlayerInput[I]
+	// final is the last tick whose state's checksum is final once the last requests are
+	// carried out; finalDone the last such tick handled (checksum reported, recorded).
+	final, finalDone uint64
+	sums             [ring]uint64 // checksums of the states saved, by tick
+	ourSums          [checksumHistory]checksum
+
+	events    []Event
+	stats     Stats
+	rec       *recorder[I]
+	recErr    error
+	endErr    error
+	timeScale float64
+
+	// Scratch memory for packets.
+	msg, out wire.Message
+	pkt      packet
+	sendBuf  []byte
+	rawBuf   []byte // ticks of local inputs to pack
+	refBuf   []byte // one tick of a peer's handles
+	unpacked []byte
 }
 
 // NewSession returns a session of cfg's players over conn, which it reads and writes until
 // Close (closing conn too). The handshake starts at the first Poll or Advance.
 func NewSession[I comparable](conn net.PacketConn, cfg Config[I]) (*Session[I], error) {
-	panic("not yet")
+	if conn == nil {
+		return nil, errors.New("netplay: NewSession: conn is nil")
+	}
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
+	s := &Session[I]{cfg: cfg, codec: cfg.Codec, size: cfg.Codec.Size(), delay: cfg.InputDelay, timeScale: 1}
+	s.window = cfg.PredictionWindow
+	if cfg.Lockstep {
+		s.window = 0
+	} else if s.window == 0 {
+		s.window = DefaultPredictionWindow
+	}
+	s.slots = s.window + 2
+	if s.cfg.TickRate == 0 {
+		s.cfg.TickRate = DefaultTickRate
+	}
+	if s.cfg.DisconnectTimeout == 0 {
+		s.cfg.DisconnectTimeout = DefaultDisconnectTimeout
+	}
+	if s.cfg.DisconnectNotice == 0 {
+		s.cfg.DisconnectNotice = min(DefaultDisconnectNotice, s.cfg.DisconnectTimeout/2)
+	}
+	if s.cfg.DesyncInterval == 0 {
+		s.cfg.DesyncInterval = DefaultDesyncInterval
+	}
+	s.players = append([]Player(nil), cfg.Players...)
+	s.decoded = s.codec.Get(make([]byte, s.size))
+	rnd := cfg.Rand
+	if rnd == nil {
+		rnd = rand.Reader
+	}
+	for h, p := range s.players {
+		q := &player[I]{local: p.Local, peer: -1, raw: make([]byte, ring*s.size)}
+		for t := range q.in {
+			q.in[t] = s.decoded
+		}
+		s.queues = append(s.queues, q)
+		if p.Local {
+			s.local |= 1 << h
+			s.nlocal++
+			q.confirmed = uint64(s.delay) // the ticks before the delay have the zero input
+			continue
+		}
+		for i, pr := range s.peers {
+			if sameAddr(pr.addr, p.Addr) {
+				q.peer = i
+				pr.handles |= 1 << h
+			}
+		}
+		if q.peer < 0 {
+			var b [4]byte
+			if _, err := io.ReadFull(rnd, b[:]); err != nil {
+				return nil, fmt.Errorf("netplay: NewSession: reading a nonce: %w", err)
+			}
+			pr := &peer{addr: p.Addr, ap: udpAddrPort(p.Addr), handles: 1 << h, first: h,
+				nonce: binary.LittleEndian.Uint32(b[:]) | 1}
+			pr.stats.Status = Confirmed
+			q.peer = len(s.peers)
+			s.peers = append(s.peers, pr)
+		}
+	}
+	n := len(s.players)
+	s.pending = make([]I, n)
+	s.hasPending = make([]bool, n)
+	s.reqs = make([]Request[I], 0, 2*s.window+6)
+	s.inputs = make([]PlayerInput[I], n*(s.window+3))
+	s.events = make([]Event, 0, 64)
+	s.sendBuf = make([]byte, 0, wire.MaxPacket)
+	s.rawBuf = make([]byte, wire.MaxTicksPerInput*s.nlocal*s.size)
+	s.refBuf = make([]byte, wire.MaxTickBytes)
+	s.unpacked = make([]byte, 0, wire.MaxRawInputs)
+	if cfg.Record != nil {
+		rec, err := newRecorder[I](cfg.Record, s.cfg.TickRate, n, s.size, cfg.RecordName, cfg.RecordMeta)
+		if err != nil {
+			return nil, fmt.Errorf("netplay: NewSession: Record: %w", err)
+		}
+		s.rec = rec
+	}
+	s.tr = newTransport(conn)
+	return s, nil
+}
+
+func (cfg *Config[I]) check() error {
+	bad := func(field string, value any, reason string) error {
+		return fmt.Errorf("netplay: Config.%s = %v: %s", field, value, reason)
+	}
+	n := len(cfg.Players)
+	if n < 2 || n > MaxPlayers {
+		return bad("Players", n, fmt.Sprintf("a session has 2 to %d players", MaxPlayers))
+	}
+	locals := 0
+	for h, p := range cfg.Players {
+		switch {
+		case p.Local && p.Addr != nil:
+			return bad(fmt.Sprintf("Players[%d].Addr", h), p.Addr, "a local player has no address")
+		case !p.Local && p.Addr == nil:
+			return bad(fmt.Sprintf("Players[%d].Addr", h), nil, "a remote player needs its peer's address")
+		case p.Local:
+			locals++
+		}
+	}
+	if locals == 0 {
+		return bad("Players", n, "no player is local")
+	}
+	if locals == n {
+		return bad("Players", n, "every player is local: use a SyncTest, or add a remote player")
+	}
+	if cfg.Codec == nil {
+		return bad("Codec", nil, "required")
+	}
+	if sz := cfg.Codec.Size(); sz < 1 || sz > MaxInputSize {
+		return bad("Codec", sz, fmt.Sprintf("Size must be 1 to %d bytes", MaxInputSize))
+	}
+	if cfg.TickRate < 0 || cfg.TickRate > 1000 {
+		return bad("TickRate", cfg.TickRate, "must be 0 (the default) to 1000")
+	}
+	if cfg.InputDelay < 0 || cfg.InputDelay > MaxInputDelay {
+		return bad("InputDelay", cfg.InputDelay, fmt.Sprintf("must be 0 to %d", MaxInputDelay))
+	}
+	if cfg.PredictionWindow < 0 || cfg.PredictionWindow > MaxPredictionWindow {
+		return bad("PredictionWindow", cfg.PredictionWindow, fmt.Sprintf("must be 0 (the default) to %d", MaxPredictionWindow))
+	}
+	if cfg.Lockstep && cfg.PredictionWindow != 0 {
+		return bad("PredictionWindow", cfg.PredictionWindow, "must be 0 with Lockstep")
+	}
+	if cfg.DisconnectTimeout < 0 {
+		return bad("DisconnectTimeout", cfg.DisconnectTimeout, "negative")
+	}
+	timeout := cfg.DisconnectTimeout
+	if timeout == 0 {
+		timeout = DefaultDisconnectTimeout
+	}
+	if cfg.DisconnectNotice < 0 || cfg.DisconnectNotice != 0 && cfg.DisconnectNotice >= timeout {
+		return bad("DisconnectNotice", cfg.DisconnectNotice, fmt.Sprintf("must be 0 (the default) or positive and less than the timeout, %v", timeout))
+	}
+	return nil
+}
+
+// Slots returns the number of state slots the game needs for Save and Load requests:
+// the prediction window + 2.
+func (s *Session[I]) Slots() int { return s.slots }
+
+// Tick returns the last tick run.
+func (s *Session[I]) Tick() uint64 { return s.tick }
+
+// AddLocalInput sets the input of the local player handle for the next tick Advance runs
+// (InputDelay ticks later in game time). Calling it again before Advance replaces it; a local
+// player with no input added for a tick repeats its last one.
+func (s *Session[I]) AddLocalInput(handle int, in I) error {
+	if handle < 0 || handle >= len(s.players) || !s.players[handle].Local {
+		return fmt.Errorf("netplay: AddLocalInput: handle %d is not a local player's", handle)
+	}
+	s.pending[handle], s.hasPending[handle] = in, true
+	return nil
+}
+
+// Events appends to dst the events that have happened since the last call and returns the
+// extended slice. The session holds the last 64 events not yet taken.
+func (s *Session[I]) Events(dst []Event) []Event {
+	dst = append(dst, s.events...)
+	s.events = s.events[:0]
+	return dst
+}
+
+func (s *Session[I]) event(e Event) {
+	if len(s.events) == cap(s.events) {
+		copy(s.events, s.events[1:])
+		s.events = s.events[:len(s.events)-1]
+	}
+	s.events = append(s.events, e)
+}
+
+// TimeScale returns the time scale the session recommends for the loop: 1, or down to
+// MinTimeScale while this peer runs ahead of the others, in proportion to how far.
+func (s *Session[I]) TimeScale() float64 { return s.timeScale }
+
+// Stats returns what the session has done so far.
+func (s *Session[I]) Stats() Stats {
+	st := s.stats
+	st.Tick = s.tick
+	st.Confirmed = min(s.confirmed(), s.tick)
+	st.TimeScale = s.timeScale
+	overflowed, _ := s.tr.counts()
+	st.Dropped += overflowed
+	return st
+}
+
+// PeerStats returns what is known of the connection to the peer of remote player handle;
+// the zero PeerStats for a handle that is not a remote player's.
+func (s *Session[I]) PeerStats(handle int) PeerStats {
+	if handle < 0 || handle >= len(s.queues) || s.queues[handle].local {
+		return PeerStats{}
+	}
+	q := s.queues[handle]
+	pr := s.peers[q.peer]
+	st := pr.stats
+	st.Ping = pr.rtt
+	st.TicksAhead = pr.advantage()
+	st.Confirmed = q.confirmed
+	st.Interrupted = pr.interrupted
+	if q.gone {
+		st.Status = Disconnected
+		st.Confirmed = q.goneAfter
+	}
+	return st
+}
+
+// advantage is how many ticks we run ahead of the peer: half the difference of the two
+// estimates, which cancels what they share (the round trip's asymmetry, the input delay).
+func (pr *peer) advantage() float64 {
+	if !pr.haveAhead {
+		return 0
+	}
+	return (pr.aheadLocal - pr.aheadRemote) / 2
+}
+
+// confirmed returns the last tick whose inputs are all known.
+func (s *Session[I]) confirmed() uint64 {
+	c := uint64(math.MaxUint64)
+	for _, q := range s.queues {
+		if !q.gone {
+			c = min(c, q.confirmed)
+		}
+	}
+	return c
+}
+
+// Close tells the peers this one is leaving, ends the recording, if any, stops the reader
+// goroutine, if any, and closes the conn. Closing twice does nothing.
+func (s *Session[I]) Close() error {
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	for _, pr := range s.peers {
+		if pr.state == peerRunning {
+			s.out = wire.Message{}
+			s.out.Kind = wire.KindBye
+			s.send(pr, &s.out)
+		}
+	}
+	var err error
+	if s.rec != nil {
+		s.takeChecksums()
+		s.handleFinal()
+		err = errors.Join(s.recErr, s.rec.close())
+	}
+	return errors.Join(err, s.tr.close())
 }
 
 // Poll receives what has arrived, runs the protocol's timers (resends, handshake retries,
 // quality reports, keep-alives, disconnection) as of now, and sends what is due. Advance polls
 // too; call Poll between ticks when the game cannot advance (a paused menu), or more often than
 // the tick rate for a lower latency.
-func (s *Session[I]) Poll(now time.Duration) {}
-
-// AddLocalInput sets the input of the local player handle for the next tick Advance runs
-// (InputDelay ticks later in game time). Calling it again before Advance replaces it; a local
-// player with no input added for a tick repeats its last one.
-func (s *Session[I]) AddLocalInput(handle int, in I) error { return nil }
+func (s *Session[I]) Poll(now time.Duration) {
+	if s.closed {
+		return
+	}
+	s.now = max(s.now, now)
+	s.receive()
+	s.timers()
+}
 
 // Advance polls (see Poll) and runs the next tick: it returns the requests the game must carry
 // out, in order, before the next call: a rollback if a prediction proved wrong (a Load, then
@@ -49,29 +457,593 @@ func (s *Session[I]) AddLocalInput(handle int, in I) error { return nil }
 // when the new tick would run too far ahead of the inputs received; the game skips the tick
 // then, and nothing advances. Once a remote player is disconnected and Config.EndOnDisconnect
 // is set, it returns an error wrapping ErrDisconnected; after Close, ErrClosed.
-func (s *Session[I]) Advance(now time.Duration) ([]Request[I], error) { return nil, nil }
+func (s *Session[I]) Advance(now time.Duration) ([]Request[I], error) {
+	if s.closed {
+		return nil, ErrClosed
+	}
+	s.takeChecksums()
+	s.handleFinal()
+	s.Poll(now)
+	if s.endErr != nil {
+		return nil, s.endErr
+	}
+	if s.recErr != nil {
+		return nil, s.recErr
+	}
+	if !s.running {
+		return nil, ErrNotSynchronized
+	}
+	next := s.tick + 1
+	// The local inputs for the tick the delay puts them at, once.
+	if at := next + uint64(s.delay); at > s.localConfirmed() {
+		for h, q := range s.queues {
+			if !q.local {
+				continue
+			}
+			in := q.in[(at-1)%ring]
+			if s.hasPending[h] {
+				in = s.pending[h]
+			}
+			raw := q.raw[(at%ring)*uint64(s.size):][:s.size]
+			s.codec.Put(raw, in)
+			q.in[at%ring] = s.codec.Get(raw) // what the peers will decode
+			q.confirmed = at
+			s.hasPending[h] = false
+		}
+	}
+	s.sendInputs()
+	s.timeSync()
+	if next > s.confirmed()+uint64(s.window) {
+		s.stats.Skipped++
+		return nil, ErrPredictionThreshold
+	}
+	s.reqs = s.reqs[:0]
+	used := 0
+	// A rollback to the first tick that ran with an input that proved wrong.
+	if first := s.firstWrong(); first <= s.tick {
+		first = max(first, s.tick-uint64(min(uint64(s.window), s.tick)))
+		if first == 0 {
+			first = 1
+		}
+		s.reqs = append(s.reqs, Request[I]{Kind: Load, Tick: first - 1, Slot: int((first - 1) % uint64(s.slots))})
+		for t := first; t <= s.tick; t++ {
+			used = s.advanceRequest(t, used)
+		}
+		depth := int(s.tick - first + 1)
+		s.stats.Rollbacks++
+		s.stats.LastRollback = depth
+		s.stats.MaxRollback = max(s.stats.MaxRollback, depth)
+	}
+	used = s.advanceRequest(next, used)
+	_ = used
+	s.tick = next
+	s.final = min(s.confirmed(), s.tick)
+	return s.reqs, nil
+}
 
-// Events appends to dst the events that have happened since the last call and returns the
-// extended slice.
-func (s *Session[I]) Events(dst []Event) []Event { return dst }
+// localConfirmed returns the last tick for which local input was added.
+func (s *Session[I]) localConfirmed() uint64 {
+	for _, q := range s.queues {
+		if q.local {
+			return q.confirmed
+		}
+	}
+	return 0
+}
 
-// TimeScale returns the time scale the session recommends for the loop: 1, or down to
-// MinTimeScale while this peer runs ahead of the others, in proportion to how far.
-func (s *Session[I]) TimeScale() float64 { return 1 }
+// firstWrong returns the first tick that ran with an input other than the one now known
+// (a prediction that proved wrong, or a player disconnected since), or MaxUint64.
+func (s *Session[I]) firstWrong() uint64 {
+	first := uint64(math.MaxUint64)
+	low := s.tick - min(s.tick, uint64(s.window)+1)
+	for _, q := range s.queues {
+		if q.local {
+			continue
+		}
+		for t := max(low, 1); t <= s.tick && t < first; t++ {
+			if q.used[t%ring] != s.input(q, t) {
+				first = t
+				break
+			}
+		}
+	}
+	return first
+}
 
-// Slots returns the number of state slots the game needs for Save and Load requests:
-// PredictionWindow + 2.
-func (s *Session[I]) Slots() int { return 0 }
+// input returns player q's input for tick t as known now: confirmed, predicted from the last
+// confirmed, or Disconnected.
+func (s *Session[I]) input(q *player[I], t uint64) PlayerInput[I] {
+	switch {
+	case q.gone && t > q.goneAfter:
+		return PlayerInput[I]{Input: s.zero, Status: Disconnected}
+	case t <= q.confirmed:
+		return PlayerInput[I]{Input: q.in[t%ring], Status: Confirmed}
+	default:
+		return PlayerInput[I]{Input: q.in[q.confirmed%ring], Status: Predicted}
+	}
+}
 
-// Tick returns the last tick run.
-func (s *Session[I]) Tick() uint64 { return 0 }
+// advanceRequest appends Advance and Save requests for tick t, with inputs from s.inputs[used:],
+// and returns how many of s.inputs are used.
+func (s *Session[I]) advanceRequest(t uint64, used int) int {
+	n := len(s.queues)
+	ins := s.inputs[used : used+n : used+n]
+	for h, q := range s.queues {
+		ins[h] = s.input(q, t)
+		q.used[t%ring] = ins[h]
+	}
+	slot := int(t % uint64(s.slots))
+	s.reqs = append(s.reqs,
+		Request[I]{Kind: Advance, Tick: t, Slot: slot, Inputs: ins},
+		Request[I]{Kind: Save, Tick: t, Slot: slot})
+	return used + n
+}
 
-// Stats returns what the session has done so far.
-func (s *Session[I]) Stats() Stats { return Stats{} }
+// takeChecksums reads the checksums the game set on the last Save requests.
+func (s *Session[I]) takeChecksums() {
+	for i := range s.reqs {
+		if r := &s.reqs[i]; r.Kind == Save {
+			s.sums[r.Tick%ring] = r.Checksum
+		}
+	}
+	s.reqs = s.reqs[:0]
+}
 
-// PeerStats returns what is known of the connection to the peer of remote player handle.
-func (s *Session[I]) PeerStats(handle int) PeerStats { return PeerStats{} }
+// handleFinal handles the ticks whose state is final since the last call: it records their
+// inputs and checksums, reports the checksums due to the peers and compares them with theirs.
+func (s *Session[I]) handleFinal() {
+	for t := s.finalDone + 1; t <= s.final; t++ {
+		sum := s.sums[t%ring]
+		if s.rec != nil && s.recErr == nil {
+			for h, q := range s.queues {
+				in := s.input(q, t)
+				s.recErr = s.rec.input(t, h, in.Status, q.raw[(t%ring)*uint64(s.size):][:s.size])
+			}
+			if s.recErr == nil {
+				s.recErr = s.rec.tick(t, sum)
+			}
+		}
+		if s.cfg.DesyncInterval > 0 && t%uint64(s.cfg.DesyncInterval) == 0 {
+			s.ourSums[(t/uint64(s.cfg.DesyncInterval))%checksumHistory] = checksum{t, sum}
+			for _, pr := range s.peers {
+				s.sendChecksum(pr, t, sum)
+				s.compareSums(pr)
+			}
+		}
+	}
+	s.finalDone = max(s.finalDone, s.final)
+}
 
-// Close tells the peers this one is leaving, ends the recording, if any, stops the reader
-// goroutine, if any, and closes the conn.
-func (s *Session[I]) Close() error { return nil }
+// compareSums compares the checksums pr reported with ours for the same ticks.
+func (s *Session[I]) compareSums(pr *peer) {
+	for i := range pr.theirSums {
+		theirs := &pr.theirSums[i]
+		if theirs.tick == 0 || theirs.tick > s.finalDone && theirs.tick > s.final {
+			continue
+		}
+		ours := s.ourSums[(theirs.tick/uint64(s.cfg.DesyncInterval))%checksumHistory]
+		if ours.tick == theirs.tick && ours.sum != theirs.sum && theirs.tick > pr.desynced {
+			pr.desynced = theirs.tick
+			s.event(Event{Kind: EventDesync, Handle: pr.first, Tick: theirs.tick, Local: ours.sum, Remote: theirs.sum})
+		}
+		if ours.tick >= theirs.tick || ours.tick == 0 && theirs.tick+checksumHistory*uint64(s.cfg.DesyncInterval) < s.final {
+			*theirs = checksum{}
+		}
+	}
+}
+
+// receive handles every packet that has arrived.
+func (s *Session[I]) receive() {
+	for s.tr.next(&s.pkt) {
+		s.stats.PacketsReceived++
+		s.stats.BytesReceived += uint64(s.pkt.n)
+		pr := s.peerOf(&s.pkt)
+		if pr == nil || s.pkt.n > wire.MaxPacket || wire.Decode(s.pkt.buf[:s.pkt.n], &s.msg) != nil {
+			s.stats.Dropped++
+			continue
+		}
+		pr.stats.PacketsReceived++
+		pr.stats.BytesReceived += uint64(s.pkt.n)
+		if !s.handle(pr, &s.msg) {
+			s.stats.Dropped++
+		}
+	}
+}
+
+// peerOf returns the peer that sent p, or nil.
+func (s *Session[I]) peerOf(p *packet) *peer {
+	for _, pr := range s.peers {
+		if p.ap.IsValid() {
+			if pr.ap.IsValid() && netip.AddrPortFrom(p.ap.Addr().Unmap(), p.ap.Port()) == pr.ap {
+				return pr
+			}
+			continue
+		}
+		if sameAddr(p.addr, pr.addr) {
+			return pr
+		}
+	}
+	return nil
+}
+
+// handle handles a message from pr; it reports false for one to drop.
+func (s *Session[I]) handle(pr *peer, m *wire.Message) bool {
+	switch m.Kind {
+	case wire.KindSyncRequest:
+		if pr.session != 0 && m.Session != pr.theirNonce {
+			return false // another session of that peer: a stale packet, or it restarted
+		}
+		pr.theirNonce = m.Session
+		pr.lastHeard = s.now
+		s.out = wire.Message{}
+		s.out.Kind, s.out.Nonce = wire.KindSyncReply, m.Nonce
+		s.send(pr, &s.out)
+		return true
+	case wire.KindSyncReply:
+		if pr.session != 0 && m.Session != pr.theirNonce || m.Nonce != pr.syncNonce || pr.syncDone >= syncRoundTrips {
+			return false
+		}
+		pr.theirNonce = m.Session
+		pr.syncDone++
+		pr.lastHeard = s.now
+		if pr.syncDone < syncRoundTrips {
+			s.event(Event{Kind: EventSynchronizing, Handle: pr.first, Count: pr.syncDone, Total: syncRoundTrips})
+			s.syncRequest(pr)
+			return true
+		}
+		pr.session = wire.SessionID(pr.nonce, pr.theirNonce)
+		pr.state = peerRunning
+		s.event(Event{Kind: EventSynchronized, Handle: pr.first})
+		if !s.running {
+			s.running = true
+			for _, p := range s.peers {
+				if p.state == peerSyncing {
+					s.running = false
+				}
+			}
+			if s.running {
+				s.event(Event{Kind: EventRunning})
+			}
+		}
+		return true
+	}
+	if pr.session == 0 || m.Session != pr.session || pr.state == peerGone {
+		return false
+	}
+	s.heard(pr)
+	switch m.Kind {
+	case wire.KindInput:
+		return s.handleInput(pr, m)
+	case wire.KindInputAck:
+		s.ack(pr, m.AckTick)
+	case wire.KindQualityReport:
+		pr.aheadRemote = float64(m.TicksAhead)
+		s.out = wire.Message{}
+		s.out.Kind, s.out.PingSent = wire.KindQualityReply, m.PingSent
+		s.send(pr, &s.out)
+	case wire.KindQualityReply:
+		rtt := s.now - time.Duration(m.PingSent)
+		if rtt < 0 || rtt > s.cfg.DisconnectTimeout {
+			return false
+		}
+		if !pr.haveRTT {
+			pr.rtt, pr.haveRTT = rtt, true
+		} else {
+			pr.rtt += (rtt - pr.rtt) / 8
+		}
+	case wire.KindChecksumReport:
+		t := uint64(m.Tick)
+		if s.cfg.DesyncInterval <= 0 || t == 0 || t%uint64(s.cfg.DesyncInterval) != 0 {
+			return true
+		}
+		pr.theirSums[(t/uint64(s.cfg.DesyncInterval))%checksumHistory] = checksum{t, m.Sum}
+		s.compareSums(pr)
+	case wire.KindKeepAlive:
+	case wire.KindBye:
+		s.disconnect(pr, "it left")
+	}
+	return true
+}
+
+// heard notes that pr was heard from now.
+func (s *Session[I]) heard(pr *peer) {
+	pr.lastHeard = s.now
+	if pr.interrupted {
+		pr.interrupted = false
+		s.event(Event{Kind: EventResumed, Handle: pr.first})
+	}
+}
+
+// ack notes that pr has our inputs up to tick.
+func (s *Session[I]) ack(pr *peer, tick int64) {
+	if tick > 0 && uint64(tick) > pr.acked && uint64(tick) <= s.localConfirmed() {
+		pr.acked = uint64(tick)
+	}
+}
+
+// handleInput takes the inputs, the acknowledgement and the players' status of an Input.
+func (s *Session[I]) handleInput(pr *peer, m *wire.Message) bool {
+	if m.Count > 0 && (m.Handles != pr.handles || m.InputSize != s.size) {
+		return false // inputs for a handle that is not the sender's
+	}
+	if m.Players != len(s.queues) {
+		return false
+	}
+	s.ack(pr, m.AckTick)
+	// Players the sender has seen disconnected, at the least tick any peer reports.
+	for h := range m.Players {
+		st := m.Status[h]
+		q := s.queues[h]
+		if !st.Disconnected || q.local || pr.handles.Has(h) {
+			continue
+		}
+		last := uint64(max(st.LastTick, 0))
+		if !q.gone || last < q.goneAfter {
+			s.disconnectPlayer(h, min(last, q.confirmed), "another peer lost it")
+		}
+	}
+	if m.Count == 0 {
+		return true
+	}
+	start := uint64(m.StartTick)
+	end := start + uint64(m.Count) - 1
+	if end > pr.newest {
+		pr.newest, pr.newestAt = end, s.now
+	}
+	var c uint64 // the confirmed tick shared by the sender's players
+	for h := range s.queues {
+		if pr.handles.Has(h) {
+			c = s.queues[h].confirmed
+			break
+		}
+	}
+	if end <= c || start > c+1 || end > s.tick+ring/2 {
+		return true // nothing new, a gap (it resends from our ack), or far ahead
+	}
+	// The reference: the tick before the first, as we have it.
+	ref := s.refBuf[:0]
+	for h, q := range s.queues {
+		if pr.handles.Has(h) {
+			ref = append(ref, q.raw[((start-1)%ring)*uint64(s.size):][:s.size]...)
+		}
+	}
+	var err error
+	s.unpacked, err = m.UnpackInputs(s.unpacked[:0], ref)
+	if err != nil {
+		return false
+	}
+	stride := pr.handles.Len() * s.size
+	for t := c + 1; t <= end; t++ {
+		tickBytes := s.unpacked[int(t-start)*stride:][:stride]
+		k := 0
+		for h, q := range s.queues {
+			if !pr.handles.Has(h) {
+				continue
+			}
+			raw := q.raw[(t%ring)*uint64(s.size):][:s.size]
+			copy(raw, tickBytes[k*s.size:][:s.size])
+			q.in[t%ring] = s.codec.Get(raw)
+			if !q.gone || t <= q.goneAfter {
+				q.confirmed = t
+			}
+			k++
+		}
+	}
+	return true
+}
+
+// disconnectPlayer marks handle h disconnected after tick last, for the reason why.
+func (s *Session[I]) disconnectPlayer(h int, last uint64, why string) {
+	q := s.queues[h]
+	was := q.gone
+	q.gone, q.goneAfter = true, last
+	if !was {
+		s.event(Event{Kind: EventDisconnected, Handle: h, Tick: last})
+		if s.cfg.EndOnDisconnect && s.endErr == nil {
+			s.endErr = fmt.Errorf("%w: player %d (%s), after tick %d", ErrDisconnected, h, why, last)
+		}
+	}
+}
+
+// disconnect disconnects pr and its players.
+func (s *Session[I]) disconnect(pr *peer, why string) {
+	if pr.state == peerGone {
+		return
+	}
+	pr.state = peerGone
+	pr.stats.Status = Disconnected
+	for h, q := range s.queues {
+		if pr.handles.Has(h) && !q.gone {
+			s.disconnectPlayer(h, q.confirmed, why)
+		}
+	}
+}
+
+// timers runs the protocol's timers: handshake retries, disconnection, quality reports,
+// keep-alives and resends.
+func (s *Session[I]) timers() {
+	for _, pr := range s.peers {
+		switch pr.state {
+		case peerSyncing:
+			if !pr.syncStarted || s.now-pr.syncSentAt >= syncRetry {
+				pr.syncStarted = true
+				s.syncRequest(pr)
+			}
+			continue
+		case peerGone:
+			continue
+		}
+		if !s.running {
+			continue
+		}
+		silent := s.now - pr.lastHeard
+		if silent >= s.cfg.DisconnectTimeout {
+			s.disconnect(pr, fmt.Sprintf("unheard for %v", s.cfg.DisconnectTimeout))
+			continue
+		}
+		if silent >= s.cfg.DisconnectNotice && !pr.interrupted {
+			pr.interrupted = true
+			s.event(Event{Kind: EventInterrupted, Handle: pr.first, Timeout: s.cfg.DisconnectTimeout - silent})
+		}
+		if s.now-pr.lastQuality >= qualityInterval {
+			pr.lastQuality = s.now
+			s.out = wire.Message{}
+			s.out.Kind = wire.KindQualityReport
+			s.out.TicksAhead = int32(math.Round(pr.aheadLocal))
+			s.out.PingSent = int64(s.now)
+			s.send(pr, &s.out)
+			if last := s.ourSums[(s.finalDone/uint64(max(s.cfg.DesyncInterval, 1)))%checksumHistory]; s.cfg.DesyncInterval > 0 && last.tick != 0 {
+				s.sendChecksum(pr, last.tick, last.sum)
+			}
+		}
+		if s.now-pr.lastSent >= keepAliveInterval {
+			s.sendInput(pr)
+		}
+	}
+}
+
+// timeSync updates each peer's ticks-ahead estimate and the recommended time scale. Advance
+// calls it once a call, whether the tick runs or is skipped, so that the estimate is averaged
+// over ticks of the loop.
+func (s *Session[I]) timeSync() {
+	if !s.running {
+		return
+	}
+	worst := 0.0
+	for _, pr := range s.peers {
+		if pr.state != peerRunning || pr.newestAt == 0 && pr.newest == 0 {
+			continue
+		}
+		// Where the peer is now: its newest tick, moved on by the time since it was sent
+		// (half a round trip before it arrived).
+		since := s.now - pr.newestAt + pr.rtt/2
+		theirs := float64(pr.newest) + since.Seconds()*float64(s.cfg.TickRate)
+		sample := float64(s.tick) - theirs
+		if !pr.haveAhead {
+			pr.aheadLocal, pr.haveAhead = sample, true
+		} else {
+			pr.aheadLocal += (sample - pr.aheadLocal) / aheadSamples
+		}
+		worst = max(worst, pr.advantage())
+	}
+	scale := 1.0
+	if worst > aheadDeadZone {
+		scale = max(MinTimeScale, 1-scalePerTick*(worst-aheadDeadZone))
+	}
+	s.timeScale = scale
+}
+
+// syncRequest sends pr a handshake request with a fresh nonce.
+func (s *Session[I]) syncRequest(pr *peer) {
+	pr.syncNonce = pr.syncNonce*1664525 + 1013904223 ^ pr.nonce
+	pr.syncSentAt = s.now
+	s.out = wire.Message{}
+	s.out.Kind, s.out.Nonce = wire.KindSyncRequest, pr.syncNonce
+	s.send(pr, &s.out)
+}
+
+// sendInputs sends every running peer the local inputs it has not acknowledged, or the
+// acknowledgement of its inputs if that has moved on.
+func (s *Session[I]) sendInputs() {
+	last := s.localConfirmed()
+	for _, pr := range s.peers {
+		if pr.state == peerRunning && (pr.acked < last || pr.lastAckSent != s.peerConfirmed(pr)) {
+			s.sendInput(pr)
+		}
+	}
+}
+
+// peerConfirmed returns the last tick up to which we have the inputs of pr's players.
+func (s *Session[I]) peerConfirmed(pr *peer) uint64 {
+	for h, q := range s.queues {
+		if pr.handles.Has(h) {
+			return q.confirmed
+		}
+	}
+	return 0
+}
+
+// sendInput sends pr our inputs it has not acknowledged, its acknowledgement and the players'
+// status.
+func (s *Session[I]) sendInput(pr *peer) {
+	m := &s.out
+	*m = wire.Message{}
+	m.Kind = wire.KindInput
+	m.Handles = s.local
+	m.InputSize = s.size
+	m.Players = len(s.queues)
+	m.AckTick = wire.NoTick
+	if c := s.peerConfirmed(pr); c > 0 {
+		m.AckTick = int64(c)
+	}
+	pr.lastAckSent = s.peerConfirmed(pr)
+	for h, q := range s.queues {
+		if q.gone {
+			m.Status[h] = wire.PlayerStatus{Disconnected: true, LastTick: int64(q.goneAfter)}
+		} else {
+			m.Status[h] = wire.PlayerStatus{LastTick: int64(q.confirmed)}
+		}
+	}
+	last := s.localConfirmed()
+	start := pr.acked + 1
+	m.StartTick = int64(start)
+	if last >= start {
+		ticks := min(last-start+1, wire.MaxTicksPerInput)
+		stride := s.nlocal * s.size
+		raw := s.rawBuf[:0]
+		ref := s.refBuf[:0]
+		for t := start - 1; t < start+ticks; t++ {
+			for _, q := range s.queues {
+				if q.local {
+					b := q.raw[(t%ring)*uint64(s.size):][:s.size]
+					if t == start-1 {
+						ref = append(ref, b...)
+					} else {
+						raw = append(raw, b...)
+					}
+				}
+			}
+		}
+		if _, err := m.PackInputs(ref[:stride], raw); err != nil {
+			s.stats.SendErrors++
+			return
+		}
+	}
+	s.send(pr, m)
+}
+
+// sendChecksum sends pr our checksum of tick.
+func (s *Session[I]) sendChecksum(pr *peer, tick, sum uint64) {
+	if pr.state != peerRunning {
+		return
+	}
+	s.out = wire.Message{}
+	s.out.Kind, s.out.Tick, s.out.Sum = wire.KindChecksumReport, int64(tick), sum
+	s.send(pr, &s.out)
+}
+
+// send sends m to pr, with its header filled in.
+func (s *Session[I]) send(pr *peer, m *wire.Message) {
+	switch m.Kind {
+	case wire.KindSyncRequest, wire.KindSyncReply:
+		m.Session = pr.nonce
+	default:
+		m.Session = pr.session
+	}
+	pr.seq++
+	m.Seq = pr.seq
+	b, err := wire.Append(s.sendBuf[:0], m)
+	if err != nil {
+		s.stats.SendErrors++
+		return
+	}
+	if err := s.tr.send(b, pr.addr, pr.ap); err != nil {
+		s.stats.SendErrors++
+		return
+	}
+	pr.lastSent = s.now
+	s.stats.PacketsSent++
+	s.stats.BytesSent += uint64(len(b))
+	pr.stats.PacketsSent++
+	pr.stats.BytesSent += uint64(len(b))
+}

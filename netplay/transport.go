@@ -1,0 +1,164 @@
+package netplay
+
+import (
+	"errors"
+	"net"
+	"net/netip"
+	"sync"
+)
+
+// tryReader is a conn that can be polled without blocking, as netsim's Conn is.
+type tryReader interface {
+	TryReadFrom(p []byte) (n int, addr net.Addr, ok bool)
+}
+
+const (
+	// readBufSize is the size of a receive buffer: larger than any packet of the protocol
+	// (wire.MaxPacket), so that a longer one is seen as such and dropped.
+	readBufSize = 1500
+	// ringPackets is how many packets the reader goroutine holds for Poll: several ticks'
+	// worth from every peer, as a socket's receive buffer would hold.
+	ringPackets = 64
+)
+
+// packet is a received packet in the reader's ring.
+type packet struct {
+	buf  [readBufSize]byte
+	n    int
+	addr net.Addr       // the sender, for a conn that is not a *net.UDPConn
+	ap   netip.AddrPort // the sender, for a *net.UDPConn
+}
+
+// transport sends and receives packets over a net.PacketConn: by polling TryReadFrom where the
+// conn has it, or else through one reader goroutine and a fixed ring of packets.
+type transport struct {
+	conn net.PacketConn
+	udp  *net.UDPConn
+	try  tryReader
+
+	mu         sync.Mutex
+	ring       *[ringPackets]packet
+	head, used int
+	overflowed uint64 // packets the reader dropped because the ring was full
+	readErrors uint64
+	closed     bool
+	done       chan struct{}
+}
+
+func newTransport(conn net.PacketConn) *transport {
+	t := &transport{conn: conn}
+	if tr, ok := conn.(tryReader); ok {
+		t.try = tr
+		return t
+	}
+	t.udp, _ = conn.(*net.UDPConn)
+	t.ring = new([ringPackets]packet)
+	t.done = make(chan struct{})
+	go t.read()
+	return t
+}
+
+// read is the reader goroutine: it reads packets into the ring until the conn is closed.
+func (t *transport) read() {
+	defer close(t.done)
+	var p packet
+	for {
+		var err error
+		if t.udp != nil {
+			p.n, p.ap, err = t.udp.ReadFromUDPAddrPort(p.buf[:])
+		} else {
+			p.n, p.addr, err = t.conn.ReadFrom(p.buf[:])
+		}
+		t.mu.Lock()
+		closed := t.closed
+		switch {
+		case closed:
+		case err != nil:
+			t.readErrors++
+		case t.used == ringPackets:
+			t.overflowed++
+		default:
+			slot := &t.ring[(t.head+t.used)%ringPackets]
+			slot.n, slot.addr, slot.ap = p.n, p.addr, p.ap
+			copy(slot.buf[:p.n], p.buf[:p.n])
+			t.used++
+		}
+		t.mu.Unlock()
+		if closed || errors.Is(err, net.ErrClosed) {
+			return
+		}
+	}
+}
+
+// next copies the next packet received into p and reports whether there was one.
+func (t *transport) next(p *packet) bool {
+	if t.try != nil {
+		n, addr, ok := t.try.TryReadFrom(p.buf[:])
+		p.n, p.addr = n, addr
+		return ok
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.used == 0 {
+		return false
+	}
+	slot := &t.ring[t.head]
+	p.n, p.addr, p.ap = slot.n, slot.addr, slot.ap
+	copy(p.buf[:slot.n], slot.buf[:slot.n])
+	t.head = (t.head + 1) % ringPackets
+	t.used--
+	return true
+}
+
+// send writes b to the peer at addr (ap for a UDP conn).
+func (t *transport) send(b []byte, addr net.Addr, ap netip.AddrPort) error {
+	if t.udp != nil && ap.IsValid() {
+		_, err := t.udp.WriteToUDPAddrPort(b, ap)
+		return err
+	}
+	_, err := t.conn.WriteTo(b, addr)
+	return err
+}
+
+// counts returns the packets the reader dropped and the read errors it met.
+func (t *transport) counts() (overflowed, readErrors uint64) {
+	if t.try != nil {
+		return 0, 0
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.overflowed, t.readErrors
+}
+
+// close closes the conn and waits for the reader goroutine, if any, to end.
+func (t *transport) close() error {
+	t.mu.Lock()
+	t.closed = true
+	t.mu.Unlock()
+	err := t.conn.Close()
+	if t.done != nil {
+		<-t.done
+	}
+	return err
+}
+
+// sameAddr reports whether a, the sender of a packet, is b, a peer's address.
+func sameAddr(a, b net.Addr) bool {
+	if a == b {
+		return true
+	}
+	if a == nil || b == nil {
+		return false
+	}
+	return a.Network() == b.Network() && a.String() == b.String()
+}
+
+// udpAddrPort returns addr as an unmapped netip.AddrPort, if it is a UDP address.
+func udpAddrPort(addr net.Addr) netip.AddrPort {
+	u, ok := addr.(*net.UDPAddr)
+	if !ok {
+		return netip.AddrPort{}
+	}
+	ap := u.AddrPort()
+	return netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port())
+}
