@@ -2,6 +2,7 @@ package gameloop
 
 import (
 	"context"
+	"math"
 	"slices"
 	"testing"
 	"time"
@@ -66,6 +67,7 @@ func TestMatchPausedBeforeStart(t *testing.T) {
 		t.Errorf("resumed at start+60ms: next tick due at start+%v, want start+62ms", next-at)
 	}
 }
+
 // A match started in the future keeps its start when it is paused and resumed, or given a new
 // time scale or tick rate, before then: no tick runs before the start, and the first is due
 // one step after it.
@@ -112,5 +114,36 @@ func TestMatchStartAtKeptThroughControl(t *testing.T) {
 				t.Errorf("at its first tick's time the match ran %q, want %q", got, want)
 			}
 		})
+	}
+}
+
+// A match started at the most negative time ticks, at its own pace: it neither stands still nor
+// has the waiter run it again and again.
+func TestMatchStartAtMinInt64(t *testing.T) {
+	ticked := make(chan uint64, 100)
+	g := GameFunc(func(u *Update) error {
+		ticked <- u.Tick
+		return nil
+	})
+	c := NewSharedClock(nil)
+	defer c.Close()
+	m, err := NewPool(c, &PoolOptions{Workers: 1}).NewMatch(context.Background(), g, Config{TickRate: 100, TimeScale: 0.1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.StartAt(math.MinInt64)
+	for range 3 {
+		select {
+		case <-ticked:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("a match started at math.MinInt64 ran %d ticks in 10 s", m.Stats().Ticks)
+		}
+	}
+	// Its next tick is due in the future: the waiter does not run it until then.
+	c.mu.Lock()
+	state, deadline := m.state, m.entry.deadline
+	c.mu.Unlock()
+	if now := c.Now(); state == matchWaiting && deadline < now-time.Second {
+		t.Errorf("after 3 ticks the match is due at %v, at %v", deadline, now)
 	}
 }

@@ -260,6 +260,13 @@ func (s *Schedule) Advance(now time.Duration) Step {
 // pool's burst of 1,000 matches took 14-18% less time without it (BenchmarkPoolBurstCold).
 func (s *Schedule) advance(now time.Duration) (droppedTicks uint64, droppedTime time.Duration) {
 	s.start(now)
+	if !s.paused && elapsed(s.realBase, now) == never {
+		// More real time has passed since the origin than int64 nanoseconds hold (a start
+		// near the most negative time): game time would stand still at the saturated sum. The
+		// origin moves to now, the time before it counted as the most that fits, far beyond
+		// MaxFrameTime: its ticks are dropped.
+		s.rebase(now)
+	}
 	g := s.gameTime(now)
 	if g >= reoriginAt {
 		s.reorigin(now)

@@ -50,3 +50,29 @@ func TestScheduleScaleChangeKeepsOwedTicks(t *testing.T) {
 		})
 	}
 }
+
+// A schedule started at the most negative time (a pool's StartAt(math.MinInt64)) ticks at every
+// time scale: the real time since its start, beyond int64, neither wraps nor freezes game time,
+// and the next tick is always due after the time it was asked at, so that a waiter does not run
+// it again at once for nothing.
+func TestScheduleStartAtMinInt64(t *testing.T) {
+	for _, scale := range []float64{1, 0.1, 1e-6, 1000} {
+		s := mustSchedule(t, Config{TickRate: 60, TimeScale: scale})
+		s.start(math.MinInt64)
+		ticks := 0
+		for now := time.Second; now <= 3*time.Second; now += 100 * time.Millisecond {
+			st := s.Advance(now)
+			for range st.Ticks {
+				s.Next()
+			}
+			ticks += st.Ticks
+			if next := s.NextTickAt(); next <= now {
+				t.Fatalf("scale %v: after Advance(%v) the next tick is due at %v", scale, now, next)
+			}
+		}
+		// 2 s at the scale, less the tick that the first Advance's phase may put off.
+		if want := int(2*60*scale) - 1; scale >= 0.1 && ticks < min(want, 60) {
+			t.Errorf("scale %v: %d ticks in 2 s, want at least %d", scale, ticks, min(want, 60))
+		}
+	}
+}
