@@ -9,6 +9,7 @@ import (
 	"math"
 	"net"
 	"net/netip"
+	"slices"
 	"time"
 
 	"github.com/gameloop-go/gameloop/netplay/internal/wire"
@@ -29,9 +30,9 @@ const (
 	// weight of an exponential moving average: 1/aheadSamples).
 	aheadSamples = 32
 	// scalePerTick is how much slower the loop runs for each tick this peer is ahead.
-	scalePerTick = 0.02
+	scalePerTick = 0.05
 	// aheadDeadZone is how far ahead, in ticks, a peer may be before it slows down at all.
-	aheadDeadZone = 0.5
+	aheadDeadZone = 0.25
 )
 
 // ring is how many ticks of inputs each player's queue holds. A peer runs at most
@@ -86,7 +87,8 @@ type peer struct {
 	nonce       uint32 // ours for this connection (Session of our sync messages)
 	theirNonce  uint32
 	session     uint32 // agreed from both nonces; 0 until then
-	syncNonce   uint32 // the round trip's nonce awaited
+	syncNonces  [syncRoundTrips]uint32 // the nonces of the requests not yet answered
+	syncNonce   uint32                 // the last nonce sent
 	syncSentAt  time.Duration
 	syncDone    int
 	syncStarted bool
@@ -498,6 +500,9 @@ func (s *Session[I]) Advance(now time.Duration) ([]Request[I], error) {
 		return nil, ErrPredictionThreshold
 	}
 	s.reqs = s.reqs[:0]
+	if s.tick == 0 {
+		s.reqs = append(s.reqs, Request[I]{Kind: Save, Tick: 0, Slot: 0}) // the state to go back to
+	}
 	used := 0
 	// A rollback to the first tick that ran with an input that proved wrong.
 	if first := s.firstWrong(); first <= s.tick {
@@ -532,7 +537,8 @@ func (s *Session[I]) localConfirmed() uint64 {
 }
 
 // firstWrong returns the first tick that ran with an input other than the one now known
-// (a prediction that proved wrong, or a player disconnected since), or MaxUint64.
+// (a prediction that proved wrong, or a player disconnected since), or MaxUint64. A prediction
+// that proves right costs nothing: the tick is not run again to mark its input Confirmed.
 func (s *Session[I]) firstWrong() uint64 {
 	first := uint64(math.MaxUint64)
 	low := s.tick - min(s.tick, uint64(s.window)+1)
@@ -541,7 +547,7 @@ func (s *Session[I]) firstWrong() uint64 {
 			continue
 		}
 		for t := max(low, 1); t <= s.tick && t < first; t++ {
-			if q.used[t%ring] != s.input(q, t) {
+			if used, now := q.used[t%ring], s.input(q, t); used.Input != now.Input || (used.Status == Disconnected) != (now.Status == Disconnected) {
 				first = t
 				break
 			}
@@ -680,9 +686,16 @@ func (s *Session[I]) handle(pr *peer, m *wire.Message) bool {
 		s.send(pr, &s.out)
 		return true
 	case wire.KindSyncReply:
-		if pr.session != 0 && m.Session != pr.theirNonce || m.Nonce != pr.syncNonce || pr.syncDone >= syncRoundTrips {
+		if pr.session != 0 && m.Session != pr.theirNonce || pr.syncDone >= syncRoundTrips || m.Nonce == 0 {
 			return false
 		}
+		// A reply to any request still unanswered: on a link whose round trip is longer
+		// than the retry, the reply to a request comes after the next is sent.
+		i := slices.Index(pr.syncNonces[:], m.Nonce)
+		if i < 0 {
+			return false
+		}
+		pr.syncNonces[i] = 0
 		pr.theirNonce = m.Session
 		pr.syncDone++
 		pr.lastHeard = s.now
@@ -935,7 +948,9 @@ func (s *Session[I]) timeSync() {
 
 // syncRequest sends pr a handshake request with a fresh nonce.
 func (s *Session[I]) syncRequest(pr *peer) {
-	pr.syncNonce = pr.syncNonce*1664525 + 1013904223 ^ pr.nonce
+	pr.syncNonce = (pr.syncNonce*1664525 + 1013904223 ^ pr.nonce) | 1
+	copy(pr.syncNonces[:], pr.syncNonces[1:])
+	pr.syncNonces[syncRoundTrips-1] = pr.syncNonce
 	pr.syncSentAt = s.now
 	s.out = wire.Message{}
 	s.out.Kind, s.out.Nonce = wire.KindSyncRequest, pr.syncNonce
