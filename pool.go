@@ -318,7 +318,16 @@ func (p *Pool) worker(onThread chan<- struct{}) {
 	if onThread != nil {
 		close(onThread)
 	}
-	defer p.workers.Done()
+	returned := false
+	defer func() {
+		if !returned {
+			// A match's callback ended this goroutine with runtime.Goexit: the match has
+			// ended (see Match.runPass), and a new worker takes this one's place.
+			p.workers.Add(1)
+			go p.worker(nil)
+		}
+		p.workers.Done()
+	}()
 	var chunk []*Match
 	var taken []*waitEntry
 	var burst burstWait
@@ -359,6 +368,7 @@ func (p *Pool) worker(onThread chan<- struct{}) {
 		}
 		p.mu.Unlock()
 		if len(chunk) == 0 {
+			returned = true
 			return // closed, and nothing left to run
 		}
 		p.runChunk(chunk)
@@ -486,7 +496,18 @@ func (p *Pool) runChunk(ms []*Match) {
 	c := p.clock
 	ran := ms[:0]
 	now := c.Now()
+	next := 0 // the first of ms not yet run
+	defer func() {
+		if next < 0 {
+			return
+		}
+		// A callback ended the goroutine with runtime.Goexit: its match has ended; the rest go
+		// back to the queue, and those that ran to the clock's.
+		c.requeue(ran)
+		p.requeueRest(ms[next:])
+	}()
 	for i, m := range ms {
+		next = i + 1
 		if i+prefetch < len(ms) {
 			prefetchLines(unsafe.Pointer(ms[i+prefetch]), matchHotLines)
 		}
@@ -506,7 +527,38 @@ func (p *Pool) runChunk(ms []*Match) {
 			break
 		}
 	}
+	next = -1
 	c.requeue(ran)
+}
+
+// requeueRest gives the workers matches taken to run and not run, after a callback ended the
+// goroutine that took them with runtime.Goexit. Once the pool is closed they go back to the
+// clock's queue, due at once, for Close to end.
+func (p *Pool) requeueRest(ms []*Match) {
+	if len(ms) == 0 {
+		return
+	}
+	p.mu.Lock()
+	closed := p.closed
+	if !closed {
+		for _, m := range ms {
+			p.fastq.push(m)
+		}
+	}
+	p.mu.Unlock()
+	if !closed {
+		p.work.Broadcast()
+		return
+	}
+	c := p.clock
+	c.mu.Lock()
+	for _, m := range ms {
+		m.next = 0
+		if _, closed := m.requeueLocked(); closed {
+			defer m.finish()
+		}
+	}
+	c.mu.Unlock()
 }
 
 // popLocked takes a match from the queues: a slow one first if slow is set, else only a quick
@@ -565,14 +617,26 @@ func runDue(c *SharedClock, batch []*waitEntry) {
 	now := start
 	ran := c.ran[:0]
 	c.wokeGoroutines = false
-	defer func() {
-		clear(ran)
-		c.ran = ran[:0]
-	}()
 	inline := batch
 	var handed *Pool // the pool given the rest of the batch
 	split := 0       // how many entries were handed over at the start
 	armed := false   // whether a worker was armed for them
+	next := 0        // the first entry of inline not yet looked at; -1 once ran is requeued
+	returned := false
+	defer func() {
+		if !returned {
+			// A callback ended the waiter's goroutine with runtime.Goexit (its match has
+			// ended): what it had not run goes back, and the next waiter takes a batch of its
+			// own, as the workers may still be taking this one's tail.
+			if next >= 0 {
+				c.requeue(ran)
+				c.putBack(inline[next:])
+			}
+			c.batch = nil
+		}
+		clear(ran)
+		c.ran = ran[:0]
+	}()
 	if first := firstMatch(batch); first != nil && time.Duration(len(batch))*c.perMatch > splitAbove {
 		if first.pool.canArm() {
 			c.burstPool.Store(first.pool) // arm one of its workers before the next (see sleep)
@@ -589,6 +653,7 @@ func runDue(c *SharedClock, batch []*waitEntry) {
 		}
 	}
 	for i, e := range inline {
+		next = i + 1
 		m := e.match
 		if i+prefetch < len(inline) {
 			// Fetch a match a few ahead, so that its cache lines arrive while this one runs:
@@ -608,6 +673,7 @@ func runDue(c *SharedClock, batch []*waitEntry) {
 		if i > 0 && now-start > shareAfter && handed == nil {
 			handed = m.pool
 			handed.handOff(inline[i:])
+			next = len(inline)
 			break
 		}
 		var ok bool
@@ -615,6 +681,7 @@ func runDue(c *SharedClock, batch []*waitEntry) {
 			ran = append(ran, m)
 		}
 	}
+	next = -1
 	c.requeue(ran)
 	if handed != nil {
 		handed.drain()
@@ -638,6 +705,23 @@ func runDue(c *SharedClock, batch []*waitEntry) {
 	case len(ran) >= 8:
 		// What a match costs the waiter alone, to foresee how long the next burst will take.
 		c.perMatch = (3*c.perMatch + (now-start)/time.Duration(len(ran))) / 4
+	}
+	returned = true
+}
+
+// putBack puts entries taken out of the queue as due, and not fired, back in it, after a
+// callback ended the waiter's goroutine with runtime.Goexit: the next waiter fires them at
+// once. Once the clock is closed, the goroutines' waits are woken and the matches are left in
+// the queue for Pool.Close to end, as releaseLocked does.
+func (c *SharedClock) putBack(es []*waitEntry) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, e := range es {
+		if e.match == nil && c.closed {
+			e.wakeGoroutine()
+			continue
+		}
+		c.queue.push(e)
 	}
 }
 
@@ -851,7 +935,8 @@ func (m *Match) Done() <-chan struct{} { return m.done }
 
 // Err returns why the match ended, once Done is closed: nil if its Update returned ErrStop,
 // the context's error if it was cancelled, ErrStopped after Stop, ErrClosed if the pool
-// closed, or the game's error (wrapped with the tick; a panic is a *PanicError).
+// closed, ErrGoexit if a callback called runtime.Goexit, or the game's error (wrapped with the
+// tick; a panic is a *PanicError).
 func (m *Match) Err() error {
 	select {
 	case <-m.done:
@@ -866,6 +951,10 @@ func (m *Match) Wait() error {
 	<-m.done
 	return m.err
 }
+
+// ErrGoexit is the Err of a match whose callback called runtime.Goexit (as t.Fatal does in a
+// test). The match ends; the pool's other matches go on.
+var ErrGoexit = errors.New("gameloop: a match's callback called runtime.Goexit")
 
 // ErrStopped is the Err of a match ended by Stop.
 var ErrStopped = errors.New("gameloop: match stopped")
@@ -964,7 +1053,21 @@ func (m *Match) run() {
 // which a caller running matches one after another passes to the next.
 func (m *Match) runPass(start time.Duration) (ok bool, end time.Duration) {
 	c := m.pool.clock
+	returned := false
+	defer func() {
+		if !returned {
+			// A callback called runtime.Goexit, which ends the goroutine that runs the match,
+			// and cannot be stopped: the match ends, and whoever ran it puts back the rest of
+			// what it held as its goroutine ends (see runDue, runChunk, worker, wait).
+			m.err = ErrGoexit
+			c.mu.Lock()
+			m.state = matchEnded
+			c.mu.Unlock()
+			m.finish()
+		}
+	}()
 	next, ended := m.pass(start)
+	returned = true
 	end = c.Now()
 	if ended {
 		c.mu.Lock()

@@ -325,11 +325,27 @@ func (c *SharedClock) Close() error {
 	return nil
 }
 
-// wait is the waiter: it fires what is due, then sleeps until the next target.
+// wait is the waiter: it fires what is due, then sleeps until the next target. If a match's
+// callback ends the waiter's goroutine with runtime.Goexit (t.Fatal in a test does), the match
+// ends with ErrGoexit (see Match.runPass), the rest of the wake-up is put back (see runDue),
+// and the waiter goes on, on a goroutine of its own: no other deadline is left without one.
 func (c *SharedClock) wait() {
-	defer close(c.stopped)
-	defer c.timer.Stop()
-	defer c.ticker.Stop()
+	returned := false
+	defer func() {
+		if !returned {
+			go c.wait()
+			return
+		}
+		c.ticker.Stop()
+		c.timer.Stop()
+		close(c.stopped)
+	}()
+	c.serve()
+	returned = true
+}
+
+// serve runs the waiter until the clock closes.
+func (c *SharedClock) serve() {
 	for {
 		now := c.Now()
 		c.mu.Lock()
