@@ -86,7 +86,7 @@ type peer struct {
 	// The handshake.
 	nonce       uint32 // ours for this connection (Session of our sync messages)
 	theirNonce  uint32
-	session     uint32 // agreed from both nonces; 0 until then
+	session     uint32                 // agreed from both nonces; 0 until then
 	syncNonces  [syncRoundTrips]uint32 // the nonces of the requests not yet answered
 	syncNonce   uint32                 // the last nonce sent
 	syncSentAt  time.Duration

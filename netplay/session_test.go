@@ -1,7 +1,11 @@
 package netplay
 
 import (
+	"errors"
+	"fmt"
 	"os"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -52,5 +56,121 @@ func TestSoak(t *testing.T) {
 				t.Errorf("%d players, %s: the peers' ticks were up to %d apart", players, preset, mx)
 			}
 		}
+	}
+}
+
+// kinds returns the kinds of events, in order, for the handle given (any handle if -1).
+func kinds(events []Event, handle int) []EventKind {
+	var out []EventKind
+	for _, e := range events {
+		if handle < 0 || e.Handle == handle || e.Kind == EventRunning {
+			out = append(out, e.Kind)
+		}
+	}
+	return out
+}
+
+// eventAt returns the first event of kind for handle that p took, and when; ok is false if
+// there is none.
+func (p *simPeer) eventAt(kind EventKind, handle int) (e Event, at time.Duration, ok bool) {
+	for i, e := range p.events {
+		if e.Kind == kind && e.Handle == handle {
+			return e, p.eventTimes[i], true
+		}
+	}
+	return Event{}, 0, false
+}
+
+// TestPeerKilled: a peer that stops mid-game without a word is reported interrupted after
+// the notice and disconnected within the timeout; the other goes on with its input marked
+// Disconnected, or, with EndOnDisconnect, ends with an error naming the player.
+func TestPeerKilled(t *testing.T) {
+	for _, end := range []bool{false, true} {
+		t.Run(fmt.Sprintf("EndOnDisconnect=%v", end), func(t *testing.T) {
+			const killAt = 5 * time.Second
+			sm := newSim(t, simConfig{players: 2, ticks: 600, preset: "poor", seed: 7,
+				configure: func(h int, cfg *Config[testInput]) { cfg.EndOnDisconnect = end },
+				at: func(now time.Duration, sm *sim) {
+					if now == killAt {
+						sm.peers[1].done = true
+						if err := sm.peers[1].conn.Close(); err != nil {
+							t.Fatal(err)
+						}
+					}
+				}})
+			sm.run()
+			p := sm.peers[0]
+			_, interruptedAt, ok := p.eventAt(EventInterrupted, 1)
+			if !ok {
+				t.Fatalf("no interruption reported: %v", p.events)
+			}
+			disc, disconnectedAt, ok := p.eventAt(EventDisconnected, 1)
+			if !ok {
+				t.Fatalf("no disconnection reported: %v", p.events)
+			}
+			t.Logf("killed at %v; %v at %v; %v at %v", killAt, EventInterrupted, interruptedAt, disc, disconnectedAt)
+			// The peer was last heard between 200 ms before the kill (packets are 200 ms
+			// apart at most) and 150 ms after it (packets in flight: 100 +- 50 ms); the
+			// session sees the silence at its next tick.
+			tick := time.Second / 60
+			lo, hi := killAt-200*time.Millisecond, killAt+150*time.Millisecond+tick
+			if interruptedAt < lo+DefaultDisconnectNotice || interruptedAt > hi+DefaultDisconnectNotice {
+				t.Errorf("interrupted at %v, for a peer killed at %v with a notice of %v", interruptedAt, killAt, DefaultDisconnectNotice)
+			}
+			if disconnectedAt < lo+DefaultDisconnectTimeout || disconnectedAt > hi+DefaultDisconnectTimeout {
+				t.Errorf("disconnected at %v, for a peer killed at %v with a timeout of %v", disconnectedAt, killAt, DefaultDisconnectTimeout)
+			}
+			if end {
+				if !errors.Is(p.err, ErrDisconnected) || !strings.Contains(p.err.Error(), "player 1") {
+					t.Fatalf("Advance returned %v, want ErrDisconnected naming player 1", p.err)
+				}
+				t.Logf("Advance: %v", p.err)
+				return
+			}
+			if p.err != nil {
+				t.Fatal(p.err)
+			}
+			// The game went on, with player 1's input marked Disconnected after its last
+			// confirmed tick.
+			last := p.s.Tick()
+			if last < disc.Tick+100 {
+				t.Errorf("the game stopped at tick %d, player 1 disconnected after tick %d", last, disc.Tick)
+			}
+			for tick := uint64(1); tick <= last; tick++ {
+				in := p.g.log[(tick-1)*2+1]
+				if gone := tick > disc.Tick; gone != (in.Status == Disconnected) {
+					t.Fatalf("tick %d ran with player 1's input %v, disconnected after tick %d", tick, in, disc.Tick)
+				}
+			}
+		})
+	}
+}
+
+// TestOutage: a link cut for less than the disconnect timeout interrupts the game (both
+// peers report it and stall at the prediction window), which resumes once the link is back,
+// still in sync.
+func TestOutage(t *testing.T) {
+	const cutAt, cutFor = 4 * time.Second, 1500 * time.Millisecond
+	sm := newSim(t, simConfig{players: 2, ticks: 600, preset: "mobile", seed: 9,
+		at: func(now time.Duration, sm *sim) {
+			switch now {
+			case cutAt:
+				sm.net.Cut("peer0", "peer1", true)
+			case cutAt + cutFor:
+				sm.net.Cut("peer0", "peer1", false)
+			}
+		}})
+	sm.run()
+	sm.check()
+	for h, p := range sm.peers {
+		other := 1 - h
+		got := kinds(p.events, other)
+		got = slices.DeleteFunc(got, func(k EventKind) bool { return k == EventSynchronizing })
+		want := []EventKind{EventSynchronized, EventRunning, EventInterrupted, EventResumed}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: events %v, want %v", p.name, got, want)
+		}
+		_, at, _ := p.eventAt(EventResumed, other)
+		t.Logf("%s: resumed at %v, tick %d", p.name, at, p.s.Tick())
 	}
 }

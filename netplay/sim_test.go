@@ -23,6 +23,7 @@ type simPeer struct {
 	start   time.Duration // when, on the network's time, its loop starts
 	ppm     int64         // how fast its clock runs, in parts per million
 	events  []Event
+	eventTimes []time.Duration // when each event was taken, on the network's time
 	done    bool // killed
 	err     error
 	depths  []int // ticks run again at each tick
@@ -35,10 +36,10 @@ type simClock struct {
 	sched *gameloop.Schedule
 }
 
-func (c *simClock) Now() time.Duration                  { return c.now }
+func (c *simClock) Now() time.Duration                       { return c.now }
 func (c *simClock) WaitUntil(time.Duration, <-chan struct{}) {}
-func (c *simClock) Clock() gameloop.Clock               { return c }
-func (c *simClock) SetTimeScale(scale float64) error    { return c.sched.SetTimeScale(c.now, scale) }
+func (c *simClock) Clock() gameloop.Clock                    { return c }
+func (c *simClock) SetTimeScale(scale float64) error         { return c.sched.SetTimeScale(c.now, scale) }
 
 // simConfig describes a simulated game.
 type simConfig struct {
@@ -179,14 +180,17 @@ func (sm *sim) run() {
 				before := p.g.steps
 				if err := p.update.Update(&gameloop.Update{Tick: tick}); err != nil {
 					p.err = err
-					sm.t.Errorf("%s: %v", p.name, err)
 					break
 				}
 				if ran := p.g.steps - before; ran > 0 {
 					p.depths = append(p.depths, ran-1)
 				}
 			}
+			n := len(p.events)
 			p.events = p.s.Events(p.events)
+			for range len(p.events) - n {
+				p.eventTimes = append(p.eventTimes, now)
+			}
 		}
 		if sm.running == 0 {
 			sm.running = now
@@ -214,6 +218,9 @@ func (sm *sim) check() {
 	sm.t.Helper()
 	common := uint64(1 << 63)
 	for _, p := range sm.peers {
+		if p.err != nil {
+			sm.t.Errorf("%s: %v", p.name, p.err)
+		}
 		for _, e := range p.events {
 			if e.Kind == EventDesync {
 				sm.t.Errorf("%s: %v", p.name, e)
