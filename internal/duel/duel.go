@@ -261,3 +261,16 @@ func (p *Paddle) Rows() (top, n int) {
 	}
 	return top, PaddleHeight
 }
+
+// Codec encodes an Input as InputSize bytes and back, for a network session (it has the
+// methods of netplay.Codec[Input]). Its zero value is ready to use; it allocates nothing.
+type Codec struct{}
+
+// Size returns InputSize.
+func (Codec) Size() int { return InputSize }
+
+// Put encodes in into dst, which holds InputSize bytes.
+func (Codec) Put(dst []byte, in Input) { in.Put(dst) }
+
+// Get decodes src, which holds InputSize bytes; every byte decodes to a valid Input.
+func (Codec) Get(src []byte) Input { return Get(src) }

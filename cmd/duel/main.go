@@ -1,0 +1,204 @@
+// Command duel is a two-player game in the terminal, played over a network with rollback
+// (package netplay): a paddle each, one ball, first to nowhere. One player listens, the other
+// connects, over UDP:
+//
+//	duel -listen :7000               # the left paddle: waits for the other player
+//	duel -connect 192.0.2.1:7000     # the right paddle
+//
+// Keys: w and s, the arrows, or k and j move your paddle; q or Escape quits (Ctrl-C too). Each
+// machine runs the whole game: your input counts at once, the other player's is predicted until
+// it arrives, and when a prediction was wrong the game goes back and plays the ticks since
+// again. The status line shows the round-trip time, how many ticks this machine runs ahead of
+// the other, the depth of the last rollback, the tick, and, once a second, a confirmed tick with
+// its checksum, which both players' screens show alike.
+//
+// -delay and -window set the session's input delay and prediction window; -seed the game's
+// seed (both players must give the same). -record FILE records the confirmed inputs and the
+// checksum of every confirmed tick; -replay FILE replays such a recording, prints "matched" and
+// exits 0, or prints the first tick whose checksum differs and exits 1. When the two machines'
+// checksums of a confirmed tick differ (a desync), each says so and keeps a recording to replay.
+//
+// -headless runs with no terminal: with -bot SEED a seeded bot plays the local paddle, and
+// once tick -ticks N is confirmed the command prints "tick N checksum HEX" and exits 0; both
+// players print the same line. -synctest runs the game under netplay's sync test (no network:
+// every tick is played again two ticks later, and the checksums compared) for -ticks ticks
+// with two bots.
+//
+// The exit status is 0 when the game ends as asked, 1 on an error, a mismatch or a desync, 2 for
+// a bad flag (nothing has started), and 128 plus the signal's number when a signal ends it.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/gameloop-go/gameloop/netplay"
+)
+
+// options are the command's flags.
+type options struct {
+	listen, connect string
+	delay, window   int
+	seed            uint64
+	record          string
+	replayPath      string
+	synctest        bool
+	headless        bool
+	ticks           uint64
+	bot             botFlag
+}
+
+// botFlag is -bot's value, and whether it was given.
+type botFlag struct {
+	set  bool
+	seed uint64
+}
+
+func (b *botFlag) String() string {
+	if !b.set {
+		return ""
+	}
+	return strconv.FormatUint(b.seed, 10)
+}
+
+func (b *botFlag) Set(s string) error {
+	v, err := strconv.ParseUint(s, 0, 64)
+	if err != nil {
+		return errors.New("not a seed (an unsigned integer)")
+	}
+	b.set, b.seed = true, v
+	return nil
+}
+
+// maxTicks bounds -ticks: a day of play at 60 ticks a second.
+const maxTicks = 24 * 60 * 60 * 60
+
+// Defaults of the session's settings.
+const (
+	defaultDelay  = 2
+	defaultWindow = netplay.DefaultPredictionWindow
+)
+
+func parseFlags(args []string, stderr io.Writer) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("duel", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.listen, "listen", "", "wait for the other player on this UDP `address` (host:port, or :port); you play the left paddle")
+	fs.StringVar(&o.connect, "connect", "", "join the player listening at this UDP `address`; you play the right paddle")
+	fs.IntVar(&o.delay, "delay", defaultDelay, "input delay in ticks: your input counts this many ticks after you give it (0 to 30)")
+	fs.IntVar(&o.window, "window", defaultWindow, "prediction window in ticks: how far the game may run ahead of the other player's input (1 to 60; 0 for lockstep)")
+	fs.Uint64Var(&o.seed, "seed", 1, "the game's seed; both players must give the same")
+	fs.StringVar(&o.record, "record", "", "record the confirmed inputs and checksums to this `file`")
+	fs.StringVar(&o.replayPath, "replay", "", "replay the recording in this `file` and say whether it matched")
+	fs.BoolVar(&o.synctest, "synctest", false, "run the game under netplay's sync test with two bots for -ticks ticks")
+	fs.BoolVar(&o.headless, "headless", false, "play without a terminal until tick -ticks is confirmed, and print its checksum")
+	fs.Uint64Var(&o.ticks, "ticks", 0, "with -headless or -synctest, the number of ticks to play (-synctest: 600 if not given)")
+	fs.Var(&o.bot, "bot", "a bot seeded with this `seed` plays your paddle")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	return o, checkOptions(&o)
+}
+
+func checkOptions(o *options) error {
+	modes := 0
+	for _, on := range []bool{o.listen != "", o.connect != "", o.replayPath != "", o.synctest} {
+		if on {
+			modes++
+		}
+	}
+	switch {
+	case o.delay < 0 || o.delay > netplay.MaxInputDelay:
+		return fmt.Errorf("-delay %d: must be 0 to %d", o.delay, netplay.MaxInputDelay)
+	case o.window < 0 || o.window > netplay.MaxPredictionWindow:
+		return fmt.Errorf("-window %d: must be 0 (lockstep) to %d", o.window, netplay.MaxPredictionWindow)
+	case o.ticks > maxTicks:
+		return fmt.Errorf("-ticks %d: at most %d (a day)", o.ticks, maxTicks)
+	case modes == 0:
+		return errors.New("give -listen ADDR or -connect ADDR to play, -replay FILE or -synctest")
+	case modes > 1:
+		return errors.New("-listen, -connect, -replay and -synctest: one of them")
+	case o.headless && o.ticks == 0:
+		return errors.New("-headless needs -ticks N: the tick whose checksum to print")
+	case o.headless && o.listen == "" && o.connect == "":
+		return errors.New("-headless plays over the network: give -listen or -connect")
+	case o.record != "" && (o.replayPath != "" || o.synctest):
+		return errors.New("-record records a game played over the network, not a -replay or -synctest")
+	}
+	if o.synctest && o.ticks == 0 {
+		o.ticks = 600
+	}
+	return nil
+}
+
+// Exit statuses.
+const (
+	exitError = 1
+	exitUsage = 2
+)
+
+// signalError is the cause of the context's cancellation when a signal arrives.
+type signalError struct{ sig syscall.Signal }
+
+func (e signalError) Error() string { return "terminated by " + unix.SignalName(e.sig) }
+
+func main() { os.Exit(realMain(os.Args[1:], os.Stdout, os.Stderr)) }
+
+func realMain(args []string, stdout, stderr io.Writer) int {
+	opts, err := parseFlags(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "duel:", err)
+		return exitUsage
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT)
+	defer signal.Stop(sigs)
+	go func() {
+		select {
+		case sig := <-sigs:
+			cancel(signalError{sig.(syscall.Signal)})
+		case <-ctx.Done():
+		}
+	}()
+
+	err = run(ctx, opts, stdout, stderr)
+	var sigErr signalError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(context.Cause(ctx), &sigErr):
+		fmt.Fprintln(stderr, "duel:", sigErr)
+		return 128 + int(sigErr.sig)
+	default:
+		fmt.Fprintln(stderr, "duel:", err)
+		return exitError
+	}
+}
+
+// run does what opts ask until it is done (nil), ctx is cancelled, or something fails.
+func run(ctx context.Context, opts options, stdout, stderr io.Writer) error {
+	switch {
+	case opts.replayPath != "":
+		return runReplay(ctx, opts.replayPath, stdout)
+	case opts.synctest:
+		return runSyncTest(ctx, opts, stdout)
+	}
+	return runNetwork(ctx, opts, stdout, stderr)
+}

@@ -1,0 +1,392 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/gameloop-go/gameloop"
+	"github.com/gameloop-go/gameloop/backend/term"
+	"github.com/gameloop-go/gameloop/internal/duel"
+	"github.com/gameloop-go/gameloop/netplay"
+)
+
+// recordName and the start's format are what a recording's header holds (see startMeta).
+const recordName = "duel"
+
+// startMeta returns what decides the game's start, for a recording's header.
+func startMeta(seed uint64) []byte {
+	return []byte("duel-start/1 seed=" + strconv.FormatUint(seed, 10))
+}
+
+// runNetwork plays a game over UDP: in the terminal, or headless until tick opts.ticks is
+// confirmed. The terminal, if one was opened, is restored before it returns.
+func runNetwork(ctx context.Context, opts options, stdout, stderr io.Writer) error {
+	conn, peer, err := openConn(opts)
+	if err != nil {
+		return err
+	}
+	local := 0
+	if opts.connect != "" {
+		local = 1
+	}
+	var bot *duel.Bot
+	if opts.bot.set {
+		b := duel.NewBot(opts.bot.seed)
+		bot = &b
+	}
+	rec, err := openRecording(opts.record)
+	if err != nil {
+		conn.Close()
+		return err
+	}
+	a := &app{
+		opts:   opts,
+		conn:   conn,
+		local:  local,
+		stdout: stdout,
+		rec:    rec,
+		events: make([]netplay.Event, 0, 16),
+	}
+	var want uint64
+	if opts.headless {
+		want = opts.ticks
+	}
+	a.game = newGame(opts.seed, slotsFor(opts), local, bot, want)
+	if peer != nil {
+		if err := a.startSession(peer); err != nil {
+			conn.Close()
+			return errors.Join(err, rec.close(false))
+		}
+	} else {
+		a.waitForPeer()
+	}
+
+	err = a.play(ctx)
+	err = errors.Join(err, a.close())
+	desync := a.desync != nil
+	if desync {
+		fmt.Fprintf(stderr, "duel: %v\n", a.desync)
+	}
+	if cerr := rec.close(desync); cerr != nil {
+		err = errors.Join(err, cerr)
+	} else if desync {
+		fmt.Fprintf(stderr, "duel: this machine's confirmed inputs are recorded in %s: duel -replay %s replays them\n", rec.path, rec.path)
+	}
+	if err == nil && desync {
+		err = fmt.Errorf("the game desynchronized at tick %d", a.desync.Tick)
+	}
+	return err
+}
+
+// slotsFor returns the number of saved states a session with opts's window asks for: the
+// window and two more (see netplay.Session.Slots), whatever the session says being checked
+// when it starts.
+func slotsFor(opts options) int { return opts.window + 2 }
+
+// openConn opens the UDP socket: on -listen's address, or on a port of the system's choosing
+// to reach -connect's, which it returns.
+func openConn(opts options) (net.PacketConn, net.Addr, error) {
+	if opts.listen != "" {
+		conn, err := net.ListenPacket("udp", opts.listen)
+		if err != nil {
+			return nil, nil, fmt.Errorf("-listen: %w", err)
+		}
+		return conn, nil, nil
+	}
+	peer, err := net.ResolveUDPAddr("udp", opts.connect)
+	if err != nil {
+		return nil, nil, fmt.Errorf("-connect: %w", err)
+	}
+	// The same family as the peer's, so that its replies come from the address it was sent to
+	// as the session compares it (not an IPv4 address mapped into IPv6).
+	network, wildcard := "udp4", "0.0.0.0:0"
+	if peer.IP.To4() == nil {
+		network, wildcard = "udp6", "[::]:0"
+	}
+	conn, err := net.ListenPacket(network, wildcard)
+	if err != nil {
+		return nil, nil, fmt.Errorf("-connect: %w", err)
+	}
+	return conn, peer, nil
+}
+
+// recording is the file the session records to: -record's, or a temporary one kept only if
+// the game desynchronizes.
+type recording struct {
+	f    *os.File
+	path string
+	temp bool
+}
+
+func openRecording(path string) (*recording, error) {
+	if path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			return nil, fmt.Errorf("-record: %w", err)
+		}
+		return &recording{f: f, path: path}, nil
+	}
+	f, err := os.CreateTemp("", "duel-*.rec")
+	if err != nil {
+		return nil, fmt.Errorf("a recording to keep in case of a desync: %w", err)
+	}
+	return &recording{f: f, path: f.Name(), temp: true}, nil
+}
+
+// close closes the file, and removes it if it is a temporary one not to keep.
+func (r *recording) close(keep bool) error {
+	err := r.f.Close()
+	if r.temp && !keep {
+		return errors.Join(err, os.Remove(r.path))
+	}
+	if err != nil {
+		return fmt.Errorf("recording to %s: %w", r.path, err)
+	}
+	return nil
+}
+
+// app is what the loop runs: waiting for the other player (with -listen), then the session's
+// game, with the keys, the view and the ending of a headless run around it.
+type app struct {
+	opts   options
+	conn   net.PacketConn
+	local  int
+	stdout io.Writer
+	rec    *recording
+	game   *game
+
+	// found delivers the address of the first packet that arrives while waiting for the other
+	// player (-listen); nil once the session has started.
+	found   chan net.Addr
+	waiting chan struct{} // closed when the goroutine reading the first packet is done
+
+	loop    *gameloop.Loop
+	session *netplay.Session[duel.Input]
+	inner   gameloop.Game // the session's loop adapter
+
+	view    *duel.View
+	status  duel.Status
+	events  []netplay.Event
+	peerOut bool           // the other player left or was disconnected
+	desync  *netplay.Event // the first desync seen
+	printed bool           // -headless printed its line
+}
+
+// waitForPeer starts reading the first packet to arrive, from whoever will be the other
+// player.
+func (a *app) waitForPeer() {
+	a.found = make(chan net.Addr, 1)
+	a.waiting = make(chan struct{})
+	a.status.Message = "waiting for the other player on " + a.conn.LocalAddr().String() + " (q quits)"
+	go func() {
+		defer close(a.waiting)
+		var buf [2048]byte
+		_, addr, err := a.conn.ReadFrom(buf[:])
+		if err == nil {
+			a.found <- addr
+		}
+	}()
+}
+
+// startSession starts the session with the other player at peer.
+func (a *app) startSession(peer net.Addr) error {
+	players := make([]netplay.Player, 2)
+	players[a.local] = netplay.Player{Local: true}
+	players[1-a.local] = netplay.Player{Addr: peer}
+	cfg := netplay.Config[duel.Input]{
+		Players:          players,
+		Codec:            duel.Codec{},
+		TickRate:         duel.TickRate,
+		InputDelay:       a.opts.delay,
+		PredictionWindow: a.opts.window,
+		Lockstep:         a.opts.window == 0,
+		DesyncInterval:   duel.SyncEvery,
+		Record:           a.rec.f,
+		RecordName:       recordName,
+		RecordMeta:       startMeta(a.opts.seed),
+	}
+	s, err := netplay.NewSession(a.conn, cfg)
+	if err != nil {
+		return fmt.Errorf("starting the session: %w", err)
+	}
+	if s.Slots() != len(a.game.slots) {
+		a.game.slots = make([]duel.State, s.Slots())
+	}
+	a.session = s
+	a.status.Message = "connecting to " + peer.String()
+	if a.loop != nil {
+		a.inner = netplay.NewLoopGame(s, a.game, a.loop)
+	}
+	return nil
+}
+
+// play runs the loop, in the terminal or headless, until the game ends.
+func (a *app) play(ctx context.Context) error {
+	cfg := gameloop.Config{TickRate: duel.TickRate}
+	var win *term.Window
+	if a.opts.headless {
+		cfg.NoFrames = true
+	} else {
+		var err error
+		win, err = term.Open(term.Options{})
+		if err != nil {
+			return fmt.Errorf("%w (-headless runs without a terminal)", err)
+		}
+		defer win.Close()
+		cfg.Window, cfg.MaxFPS = win, 60
+		a.view = duel.NewView(win)
+	}
+	loop, err := gameloop.New(cfg)
+	if err != nil {
+		return fmt.Errorf("creating the loop: %w", err)
+	}
+	a.loop = loop
+	if a.session != nil {
+		a.inner = netplay.NewLoopGame(a.session, a.game, loop)
+	}
+	err = loop.Run(ctx, a)
+	if win != nil {
+		if cerr := win.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("restoring the terminal: %w", cerr)
+		}
+	}
+	return err
+}
+
+// close ends the session (telling the other player, ending the recording) or stops waiting
+// for the other player, and closes the socket.
+func (a *app) close() error {
+	if a.session != nil {
+		return a.session.Close()
+	}
+	if a.waiting != nil {
+		// Wake the read of the first packet, and wait for it to end before closing.
+		_ = a.conn.SetReadDeadline(time.Now())
+		<-a.waiting
+	}
+	return a.conn.Close()
+}
+
+// Update runs one tick of the loop: while waiting, a look for the other player; then a tick of
+// the session.
+func (a *app) Update(u *gameloop.Update) error {
+	if a.session == nil {
+		select {
+		case peer := <-a.found:
+			<-a.waiting
+			a.waiting = nil
+			if err := a.conn.SetReadDeadline(time.Time{}); err != nil {
+				return err
+			}
+			if err := a.startSession(peer); err != nil {
+				return err
+			}
+		default:
+			return nil
+		}
+	}
+	if err := a.inner.Update(u); err != nil {
+		return err
+	}
+	a.events = a.session.Events(a.events[:0])
+	for i := range a.events {
+		a.event(&a.events[i])
+	}
+	if a.opts.headless {
+		return a.headlessEnd()
+	}
+	return nil
+}
+
+// event shows what the session reports.
+func (a *app) event(e *netplay.Event) {
+	switch e.Kind {
+	case netplay.EventSynchronizing:
+		a.status.Message = fmt.Sprintf("synchronizing with the other player: %d of %d", e.Count, e.Total)
+	case netplay.EventRunning:
+		a.status.Message = "playing: " + sideName(a.local) + " paddle is yours"
+	case netplay.EventInterrupted:
+		a.status.Message = fmt.Sprintf("the other player is not heard from: disconnecting in %v", e.Timeout.Round(100*time.Millisecond))
+	case netplay.EventResumed:
+		a.status.Message = "the other player is back"
+	case netplay.EventDisconnected:
+		a.peerOut = true
+		a.status.Message = fmt.Sprintf("the other player left after tick %d (q quits)", e.Tick)
+	case netplay.EventDesync:
+		if a.desync == nil {
+			d := *e
+			a.desync = &d
+		}
+		a.status.Message = "DESYNC: " + e.String()
+	}
+}
+
+func sideName(player int) string {
+	if player == 0 {
+		return "the left"
+	}
+	return "the right"
+}
+
+// headlessEnd ends a headless run: once tick opts.ticks is confirmed it prints its checksum,
+// and once the other player has it confirmed too (or has gone), it stops the loop. The other
+// player has every input of this one up to that tick once an input of its own for a tick
+// delay + window later has arrived: it cannot run a tick further than the window past the
+// inputs it has.
+func (a *app) headlessEnd() error {
+	sums := a.game.sums
+	if !a.printed && sums.got {
+		if _, err := fmt.Fprintf(a.stdout, "tick %d checksum %016x\n", sums.want, sums.wantSum); err != nil {
+			return fmt.Errorf("printing the checksum: %w", err)
+		}
+		a.printed = true
+	}
+	switch {
+	case a.printed && a.peerOut:
+		return gameloop.ErrStop
+	case a.printed:
+		theirs := a.session.PeerStats(1 - a.local).Confirmed
+		if theirs >= sums.want+uint64(a.opts.delay+a.opts.window)+1 {
+			return gameloop.ErrStop
+		}
+	case a.peerOut:
+		return fmt.Errorf("the other player left before tick %d was confirmed (at tick %d)", sums.want, sums.last)
+	}
+	return nil
+}
+
+// Input handles the keys: the paddle's, and q or Escape to quit.
+func (a *app) Input(in *gameloop.Input) error {
+	if in.Kind != gameloop.KeyPress {
+		return nil
+	}
+	switch in.Key {
+	case gameloop.KeyQ, gameloop.KeyEscape:
+		return gameloop.ErrStop
+	}
+	a.game.keys.press(in)
+	return nil
+}
+
+// Render draws the game with the session's figures on the status line.
+func (a *app) Render(*gameloop.Render) error {
+	if a.view == nil {
+		return nil
+	}
+	st := &a.status
+	st.Player = a.local
+	if a.session != nil {
+		ps := a.session.PeerStats(1 - a.local)
+		st.Ping, st.Ahead = ps.Ping, ps.TicksAhead
+		st.Rollback = a.session.Stats().LastRollback
+	}
+	st.Synced, st.SyncSum = a.game.sums.synced, a.game.sums.syncSum
+	a.view.Draw(&a.game.state, st)
+	return nil
+}
