@@ -49,6 +49,10 @@ type Recording struct {
 	RateChanges []RateChange
 	// Checksums are the game's checksums, by increasing tick.
 	Checksums []Checksum
+	// PlayerInputs are the players' inputs (a networked game's, see PlayerInput), by
+	// increasing tick, and within a tick by increasing player; each holds until the
+	// player's next.
+	PlayerInputs []PlayerInput
 	// Ticks is the number of ticks the recording covers. For a recording cut short it is the
 	// last tick the whole chunks account for.
 	Ticks uint64
@@ -111,6 +115,9 @@ type decoder struct {
 	lastChecksum uint64 // the tick of the last checksum, 0 before the first
 	ended        bool   // the end record has been read
 	failed       error  // what reading the first chunk found, for a Stream to report later
+
+	version uint16      // the recording's version
+	players playerOrder // the order of the player inputs read
 }
 
 func (d *decoder) errorf(off int64, kind error, format string, args ...any) error {
@@ -157,8 +164,9 @@ func (d *decoder) preamble() error {
 	if n < preambleSize {
 		return d.errorf(int64(n), ErrTruncated, "the data ends after %d of the %d bytes of magic and version", n, preambleSize)
 	}
-	if v := binary.LittleEndian.Uint16(pre[len(magic):]); v != Version {
-		return d.errorf(int64(len(magic)), ErrVersion, "version %d; this package reads version %d", v, Version)
+	d.version = binary.LittleEndian.Uint16(pre[len(magic):])
+	if d.version < 1 || d.version > Version {
+		return d.errorf(int64(len(magic)), ErrVersion, "version %d; this package reads versions 1 to %d", d.version, Version)
 	}
 	return nil
 }
@@ -251,6 +259,8 @@ func (d *decoder) record(payload []byte, pos int, base int64) (int, error) {
 		err = d.progress(&f)
 	case kindRate:
 		err = d.rate(&f)
+	case kindPlayerInput:
+		err = d.playerInput(&f, at)
 	default:
 		return 0, d.errorf(at, ErrCorrupt, "record of %s (%d bytes)", kindName(kind), length)
 	}

@@ -25,6 +25,14 @@
 // deliver it before. What else decides the game's start (a random seed, the size of its arena)
 // goes in RecordOptions.Meta.
 //
+// # Players of a networked game
+//
+// A networked game (package netplay) records its players' confirmed inputs rather than a
+// window's: each a fixed-size value the game defines, one a player a tick. Make the Recorder
+// with RecordOptions.PlayerInputs and call Recorder.PlayerInput for every player before each
+// Tick; only the inputs that change are written. A replay delivers them to a game that
+// implements PlayerInputHandler, before the update of their tick.
+//
 // # Replaying
 //
 //	res, err := replay.Play(ctx, f, newGame(), nil)

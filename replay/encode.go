@@ -33,11 +33,11 @@ func newEncoder(w io.Writer, chunkSize int) *encoder {
 	return e
 }
 
-// start writes the preamble and the header record.
-func (e *encoder) start(h Header) error {
+// start writes the preamble, of version, and the header record.
+func (e *encoder) start(version uint16, h Header) error {
 	pre := make([]byte, 0, preambleSize)
 	pre = append(pre, magic...)
-	pre = binary.LittleEndian.AppendUint16(pre, Version)
+	pre = binary.LittleEndian.AppendUint16(pre, version)
 	if err := e.write(pre); err != nil {
 		return err
 	}
@@ -157,17 +157,21 @@ func (rec *Recording) Encode(w io.Writer) error {
 		return err
 	}
 	e := newEncoder(w, defaultChunkSize)
-	if err := e.start(rec.Header); err != nil {
+	if err := e.start(rec.version(), rec.Header); err != nil {
 		return err
 	}
-	// The records in the order a Recorder writes them: for each tick, its inputs, then the
-	// change of tick rate that takes effect with it, then the checksum taken after it.
-	inputs, rates, checksums := rec.Inputs, rec.RateChanges, rec.Checksums
+	// The records in the order a Recorder writes them: for each tick, its inputs, its player
+	// inputs, then the change of tick rate that takes effect with it, then the checksum taken
+	// after it.
+	inputs, players, rates, checksums := rec.Inputs, rec.PlayerInputs, rec.RateChanges, rec.Checksums
 	const never = math.MaxUint64
-	for len(inputs)+len(rates)+len(checksums) > 0 {
-		inTick, rateTick, sumTick := uint64(never), uint64(never), uint64(never)
+	for len(inputs)+len(players)+len(rates)+len(checksums) > 0 {
+		inTick, playerTick, rateTick, sumTick := uint64(never), uint64(never), uint64(never), uint64(never)
 		if len(inputs) > 0 {
 			inTick = inputs[0].Tick
+		}
+		if len(players) > 0 {
+			playerTick = players[0].Tick
 		}
 		if len(rates) > 0 {
 			rateTick = rates[0].Tick
@@ -177,9 +181,12 @@ func (rec *Recording) Encode(w io.Writer) error {
 		}
 		var err error
 		switch {
-		case inTick <= rateTick && inTick <= sumTick:
+		case inTick <= playerTick && inTick <= rateTick && inTick <= sumTick:
 			err = e.input(&inputs[0], inTick-1)
 			inputs = inputs[1:]
+		case playerTick <= rateTick && playerTick <= sumTick:
+			err = e.playerInput(playerTick, playerTick-1, players[0].Player, players[0].Data)
+			players = players[1:]
 		case rateTick <= sumTick:
 			err = e.rate(rateTick, rates[0].Rate)
 			rates = rates[1:]
@@ -259,5 +266,5 @@ func (rec *Recording) check() error {
 		}
 		last = c.Tick
 	}
-	return nil
+	return rec.checkPlayerInputs()
 }

@@ -16,8 +16,11 @@ const (
 	// such rather than misread.
 	magic = "\x89GLRP\r\n\x1a"
 
-	// Version is the version of the format that NewRecorder writes and Decode reads.
-	Version = 1
+	// Version is the newest version of the format, which Decode reads along with version 1.
+	// Version 2 adds player input records (see PlayerInput); NewRecorder and Encode write
+	// version 1 unless the recording is to hold player inputs, so that readers of version 1
+	// read every other recording.
+	Version = 2
 
 	preambleSize    = len(magic) + 2 // magic, then the version as a little-endian uint16
 	chunkHeaderSize = 8              // payload length and CRC-32, both little-endian uint32
@@ -59,7 +62,7 @@ const (
 
 var kindNames = [...]string{
 	kindHeader: "header", kindInput: "input", kindChecksum: "checksum", kindProgress: "progress", kindEnd: "end",
-	kindRate: "tick rate",
+	kindRate: "tick rate", kindPlayerInput: "player input",
 }
 
 func kindName(k byte) string {

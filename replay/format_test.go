@@ -93,7 +93,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"text", []byte("hello, world"), replay.ErrNotRecording, 0, "magic"},
 		{"CRLF mangled", []byte("\x89GLRP\n\x1a\x01\x00"), replay.ErrNotRecording, 5, "magic"},
 		{"magic only", []byte(magic), replay.ErrTruncated, 8, "ends after 8 of the 10"},
-		{"version 2", []byte(magic + "\x02\x00"), replay.ErrVersion, 8, "version 2"},
+		{"version 3", []byte(magic + "\x03\x00"), replay.ErrVersion, 8, "version 3"},
 		{"version 0x100", []byte(magic + "\x00\x01"), replay.ErrVersion, 8, "version 256"},
 		{"no header", []byte(preamble), replay.ErrTruncated, hdr, "no header"},
 		{"chunk header cut", cat([]byte(preamble), []byte{5, 0, 0}), replay.ErrTruncated, hdr, "3 of its 8"},

@@ -146,7 +146,7 @@ func seedCorpus(t testing.TB) map[string][]byte {
 		"rate-zero":     cat([]byte(preamble), chunk(header60, rec(6, 1, 0)), chunk(end0)),
 		"empty":         {},
 		"bad-magic":     []byte("GIF89a, not a recording"),
-		"wrong-version": cat([]byte(magic), []byte{2, 0}, session[10:]),
+		"wrong-version": cat([]byte(magic), []byte{3, 0}, session[10:]),
 		"magic-only":    []byte(magic),
 
 		"oversized-chunk-length":       cat([]byte(preamble), []byte{0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0}),

@@ -37,6 +37,8 @@ type Result struct {
 	Recorded, Ticks uint64
 	// Inputs is the number of inputs delivered.
 	Inputs int
+	// PlayerInputs is the number of player inputs delivered (see PlayerInputHandler).
+	PlayerInputs int
 	// Trailing is the number of inputs recorded after the last tick: the game received them,
 	// but the recording ended before the tick they preceded ran, so a replay, which ends with
 	// the last recorded tick, does not deliver them. Known once the whole recording is read.
@@ -220,6 +222,7 @@ func (p *player) play(ctx context.Context, g gameloop.Game, opts *PlayOptions) (
 		}
 	}
 	p.input, _ = g.(gameloop.InputHandler)
+	p.playerInput, _ = g.(PlayerInputHandler)
 	if o.Frames {
 		p.variable, _ = g.(gameloop.VariableUpdater)
 		p.renderer, _ = g.(gameloop.Renderer)
@@ -284,6 +287,9 @@ type player struct {
 	rate      int    // the tick rate of the next tick
 	lastTick  uint64 // the last tick replayed
 	res       Result
+
+	playerInput PlayerInputHandler // nil if the game has no PlayerInput method
+	nextPlayer  int                // the next of rec.PlayerInputs to deliver
 }
 
 // due appends to buf the recorded inputs that precede the next tick, which the loop will
@@ -359,13 +365,15 @@ func (p *player) compact() {
 	r.Inputs = r.Inputs[:copy(r.Inputs, r.Inputs[p.next:])]
 	r.RateChanges = r.RateChanges[:copy(r.RateChanges, r.RateChanges[p.nextRate:])]
 	r.Checksums = r.Checksums[:copy(r.Checksums, r.Checksums[p.nextCheck:])]
-	p.next, p.nextRate, p.nextCheck = 0, 0, 0
+	r.PlayerInputs = r.PlayerInputs[:copy(r.PlayerInputs, r.PlayerInputs[p.nextPlayer:])]
+	p.next, p.nextRate, p.nextCheck, p.nextPlayer = 0, 0, 0, 0
 }
 
 // drain reads the rest of a stream, keeping nothing, to learn how many ticks it holds.
 func (p *player) drain() {
 	for !p.finished && p.err == nil {
 		p.next, p.nextRate, p.nextCheck = len(p.rec.Inputs), len(p.rec.RateChanges), len(p.rec.Checksums)
+		p.nextPlayer = len(p.rec.PlayerInputs)
 		p.fill(p.stream.d.known() + 1)
 	}
 }
@@ -408,6 +416,9 @@ func (p *player) Update(u *gameloop.Update) error {
 		if err := p.deliver(&in); err != nil {
 			return err
 		}
+	}
+	if err := p.deliverPlayerInputs(u.Tick); err != nil {
+		return err
 	}
 	if u.Seconds != 1/float64(p.rate) {
 		return fmt.Errorf("replay: tick %d has a step of %v; the recording's rate of %d ticks per second makes it %v",

@@ -46,6 +46,11 @@ type RecordOptions struct {
 	// Checksum, if set, sums up the game's state for the Game wrapper, which otherwise uses the
 	// game's own Checksum method (see Checksummer), if it has one.
 	Checksum func() uint64
+
+	// PlayerInputs makes a recording that can hold player inputs (Recorder.PlayerInput), as
+	// a networked game records its players' inputs: it is written in version 2 of the
+	// format, which readers of version 1 do not read. Off by default.
+	PlayerInputs bool
 }
 
 // A Recorder writes a recording: the input a loop delivered with the tick each preceded, and the
@@ -84,6 +89,9 @@ type Recorder struct {
 	chunkStart uint64 // lastTick when the chunk being built was begun
 	err        error
 	closed     bool
+
+	// players is what PlayerInput remembers; nil unless RecordOptions.PlayerInputs.
+	players *lastPlayerInputs
 }
 
 // NewRecorder starts a recording of a loop running at tickRate ticks per second (Config.TickRate
@@ -122,7 +130,11 @@ func NewRecorder(w io.Writer, tickRate int, opts *RecordOptions) (*Recorder, err
 		checksum:   o.Checksum,
 		rate:       tickRate,
 	}
-	err := r.enc.start(Header{TickRate: tickRate, ChecksumEvery: o.ChecksumEvery, Name: o.Name, Meta: o.Meta})
+	version := uint16(1)
+	if o.PlayerInputs {
+		r.players, version = &lastPlayerInputs{}, versionPlayers
+	}
+	err := r.enc.start(version, Header{TickRate: tickRate, ChecksumEvery: o.ChecksumEvery, Name: o.Name, Meta: o.Meta})
 	if err == nil {
 		// The header goes out at once, so that even a recording killed in its first second
 		// says what it is.
