@@ -1160,8 +1160,12 @@ func (m *Match) pass(now time.Duration) (next time.Duration, ended bool) {
 	clear(m.inputs)
 	m.inputs = m.inputs[:0]
 	for {
-		// Cancellation is honoured between updates, as in Loop: with permissive catch-up
-		// settings one pass can owe many.
+		// Stop, Close and cancellation are honoured between updates, as in Loop: with
+		// permissive catch-up settings one pass can owe many.
+		if m.stopping.Load() {
+			m.err = m.endReason()
+			return 0, true
+		}
 		if err := m.ctx.Err(); err != nil {
 			return 0, m.fail(err)
 		}

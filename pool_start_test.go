@@ -2,6 +2,7 @@ package gameloop
 
 import (
 	"context"
+	"errors"
 	"math"
 	"slices"
 	"testing"
@@ -146,4 +147,26 @@ func TestMatchStartAtMinInt64(t *testing.T) {
 	if now := c.Now(); state == matchWaiting && deadline < now-time.Second {
 		t.Errorf("after 3 ticks the match is due at %v, at %v", deadline, now)
 	}
+}
+
+// Stop ends a match before its next update, even in the middle of a pass that owes many: the
+// pass looks at it between updates, as it does at the context.
+func TestMatchStopBetweenUpdates(t *testing.T) {
+	var m *Match
+	var last uint64
+	g := GameFunc(func(u *Update) error {
+		last = u.Tick
+		if u.Tick == 10 {
+			m.Stop()
+		}
+		return nil
+	})
+	m = newHeldMatch(t, g, Config{TickRate: 1000, MaxTicksPerFrame: math.MaxInt32, MaxFrameTime: math.MaxInt64})
+	at := m.pool.clock.Now() + time.Hour
+	startHeldMatch(t, m, at)
+	_, ended := m.pass(at + time.Hour)
+	if !ended || !errors.Is(m.err, ErrStopped) || last != 10 {
+		t.Errorf("pass owing 3.6 million ticks, stopped at tick 10: ended %v, err %v, last tick %d", ended, m.err, last)
+	}
+	endHeldMatch(m)
 }
