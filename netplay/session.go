@@ -259,7 +259,7 @@ func NewSession[I comparable](conn net.PacketConn, cfg Config[I]) (*Session[I], 
 	s.refBuf = make([]byte, wire.MaxTickBytes)
 	s.unpacked = make([]byte, 0, wire.MaxRawInputs)
 	if cfg.Record != nil {
-		rec, err := newRecorder[I](cfg.Record, s.cfg.TickRate, n, s.size, cfg.RecordName, cfg.RecordMeta)
+		rec, err := newRecorder[I](cfg.Record, s.cfg.TickRate, s.size, cfg.RecordName, cfg.RecordMeta)
 		if err != nil {
 			return nil, fmt.Errorf("netplay: NewSession: Record: %w", err)
 		}

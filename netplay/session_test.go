@@ -20,16 +20,13 @@ func TestTwoPeersNoConditions(t *testing.T) {
 	t.Logf("spread median %d max %d, rollback median %d p99 %d; stats %+v", a, b, c, d, sm.peers[0].s.Stats())
 }
 
-// soakTicks returns how many ticks each soak game plays: a minute at 60 Hz by default, ten
-// minutes with NETPLAY_SOAK=full, and ten seconds with -short.
+// soakTicks returns how many ticks each soak game plays: ten minutes at 60 Hz, which takes
+// a few seconds; a minute with -short or under the race detector, unless NETPLAY_SOAK=full.
 func soakTicks() int {
-	switch {
-	case os.Getenv("NETPLAY_SOAK") == "full":
-		return 10 * 60 * 60
-	case testing.Short():
-		return 10 * 60
+	if os.Getenv("NETPLAY_SOAK") != "full" && (testing.Short() || raceEnabled) {
+		return 60 * 60
 	}
-	return 60 * 60
+	return 10 * 60 * 60
 }
 
 // TestSoak plays games of 2 and 4 players under every preset of netsim, the peers started
@@ -172,5 +169,31 @@ func TestOutage(t *testing.T) {
 		}
 		_, at, _ := p.eventAt(EventResumed, other)
 		t.Logf("%s: resumed at %v, tick %d", p.name, at, p.s.Tick())
+	}
+}
+
+// TestNoAllocationsPerTick: in steady state, a tick of every peer (input, the session's
+// Advance with its rollbacks, the requests carried out, the packets sent and received)
+// allocates nothing.
+func TestNoAllocationsPerTick(t *testing.T) {
+	for _, players := range []int{2, 4} {
+		sm := newSim(t, simConfig{players: players, ticks: 60 * 60, preset: "poor", seed: 3})
+		now := time.Duration(0)
+		for ; now < 20*time.Second; now += time.Millisecond {
+			sm.step(now)
+		}
+		allocs := testing.AllocsPerRun(200, func() {
+			for range 17 {
+				sm.step(now)
+				now += time.Millisecond
+			}
+		})
+		st := sm.peers[0].s.Stats()
+		if allocs != 0 {
+			t.Errorf("%d players: %v allocations a tick", players, allocs)
+		}
+		if st.Rollbacks == 0 || st.PacketsReceived == 0 {
+			t.Errorf("%d players: no rollbacks or no packets: %+v", players, st)
+		}
 	}
 }

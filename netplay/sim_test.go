@@ -22,6 +22,7 @@ type simPeer struct {
 	clock   simClock
 	start   time.Duration // when, on the network's time, its loop starts
 	ppm     int64         // how fast its clock runs, in parts per million
+	u       gameloop.Update
 	events  []Event
 	eventTimes []time.Duration // when each event was taken, on the network's time
 	done    bool // killed
@@ -73,7 +74,7 @@ type sim struct {
 
 func newSim(t testing.TB, cfg simConfig) *sim {
 	t.Helper()
-	sm := &sim{t: t, cfg: cfg, net: netsim.NewNetwork(cfg.seed)}
+	sm := &sim{t: t, cfg: cfg, net: netsim.NewNetwork(cfg.seed), spread: make([]int, 0, cfg.ticks*2)}
 	names := make([]string, cfg.players)
 	for h := range names {
 		names[h] = fmt.Sprintf("peer%d", h)
@@ -124,6 +125,9 @@ func newSim(t testing.TB, cfg simConfig) *sim {
 		p := &simPeer{name: names[h], conn: conns[h], s: s, sched: sched,
 			g: newTestGame(cfg.players, s.Slots(), cfg.seed*31+uint64(h), cfg.ticks+600)}
 		p.g.session = s
+		p.depths = make([]int, 0, cfg.ticks+60)
+		p.events = make([]Event, 0, 1024)
+		p.eventTimes = make([]time.Duration, 0, 1024)
 		p.clock.sched = sched
 		if h < len(cfg.start) {
 			p.start = cfg.start[h]
@@ -153,62 +157,72 @@ func (r *seqReader) Read(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// run plays until the first peer's loop has ticked cfg.ticks times (plus a little for the
-// last inputs to arrive).
+// run plays until the first peer's loop has ticked cfg.ticks times, and 2 s more of the
+// network alone, for the last inputs to arrive.
 func (sm *sim) run() {
-	step := time.Millisecond
-	end := time.Duration(sm.cfg.ticks)*time.Second/60 + sm.peers[0].start
-	tail := 2 * time.Second
-	for now := time.Duration(0); now < end+tail; now += step {
-		sm.net.Advance(step)
-		if sm.cfg.at != nil {
-			sm.cfg.at(now, sm)
+	end := sm.end()
+	for now := time.Duration(0); now < end+2*time.Second; now += time.Millisecond {
+		sm.step(now)
+	}
+}
+
+// end returns when the peers' loops stop ticking.
+func (sm *sim) end() time.Duration {
+	return time.Duration(sm.cfg.ticks)*time.Second/60 + sm.peers[0].start
+}
+
+// step moves the network on by a millisecond, to now, and runs every loop to now.
+func (sm *sim) step(now time.Duration) {
+	end := sm.end()
+	sm.net.Advance(time.Millisecond)
+	if sm.cfg.at != nil {
+		sm.cfg.at(now, sm)
+	}
+	for _, p := range sm.peers {
+		if p.done || p.err != nil || now < p.start {
+			continue
 		}
+		p.clock.now = (now - p.start) + (now-p.start)*time.Duration(p.ppm)/1e6
+		if now >= end {
+			// The tail: no more ticks, only the network, so that the last inputs arrive.
+			p.s.Poll(p.clock.now)
+			continue
+		}
+		st := p.sched.Advance(p.clock.now)
+		for range st.Ticks {
+			tick, _ := p.sched.Next()
+			before := p.g.steps
+			p.u.Tick = tick
+			if err := p.update.Update(&p.u); err != nil {
+				p.err = err
+				break
+			}
+			if ran := p.g.steps - before; ran > 0 {
+				p.depths = append(p.depths, ran-1)
+			}
+		}
+		n := len(p.events)
+		p.events = p.s.Events(p.events)
+		for range len(p.events) - n {
+			p.eventTimes = append(p.eventTimes, now)
+		}
+	}
+	if sm.running == 0 {
+		sm.running = now
 		for _, p := range sm.peers {
-			if p.done || p.err != nil || now < p.start {
-				continue
-			}
-			p.clock.now = (now - p.start) + (now-p.start)*time.Duration(p.ppm)/1e6
-			if now >= end {
-				// The tail: no more ticks, only the network, so that the last inputs arrive.
-				p.s.Poll(p.clock.now)
-				continue
-			}
-			st := p.sched.Advance(p.clock.now)
-			for range st.Ticks {
-				tick, _ := p.sched.Next()
-				before := p.g.steps
-				if err := p.update.Update(&gameloop.Update{Tick: tick}); err != nil {
-					p.err = err
-					break
-				}
-				if ran := p.g.steps - before; ran > 0 {
-					p.depths = append(p.depths, ran-1)
-				}
-			}
-			n := len(p.events)
-			p.events = p.s.Events(p.events)
-			for range len(p.events) - n {
-				p.eventTimes = append(p.eventTimes, now)
+			if !p.s.running {
+				sm.running = 0
 			}
 		}
-		if sm.running == 0 {
-			sm.running = now
-			for _, p := range sm.peers {
-				if !p.s.running {
-					sm.running = 0
-				}
+	}
+	if sm.running != 0 && now >= sm.running+time.Second && now < end && now%(10*time.Millisecond) == 0 {
+		lo, hi := uint64(1<<63), uint64(0)
+		for _, p := range sm.peers {
+			if !p.done {
+				lo, hi = min(lo, p.s.Tick()), max(hi, p.s.Tick())
 			}
 		}
-		if sm.running != 0 && now >= sm.running+time.Second && now < end && now%(10*time.Millisecond) == 0 {
-			lo, hi := uint64(1<<63), uint64(0)
-			for _, p := range sm.peers {
-				if !p.done {
-					lo, hi = min(lo, p.s.Tick()), max(hi, p.s.Tick())
-				}
-			}
-			sm.spread = append(sm.spread, int(hi-lo))
-		}
+		sm.spread = append(sm.spread, int(hi-lo))
 	}
 }
 
