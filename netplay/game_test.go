@@ -30,8 +30,6 @@ type testGame struct {
 	slots   []testState
 	players int
 	seed    uint64
-	// handles are the local players, whose inputs a bot chooses.
-	handles []int
 	session interface{ Tick() uint64 }
 	// log holds the inputs of every tick as last run (by tick-1, then handle); sums the
 	// checksum after it.

@@ -94,12 +94,11 @@ type peer struct {
 	syncStarted bool
 
 	// Sending.
-	seq          uint16
-	acked        uint64 // our inputs it has, up to this tick
-	lastSent     time.Duration
-	lastQuality  time.Duration
-	lastAckSent  uint64
-	sentAnything bool
+	seq         uint16
+	acked       uint64 // our inputs it has, up to this tick
+	lastSent    time.Duration
+	lastQuality time.Duration
+	lastAckSent uint64
 
 	// Receiving.
 	lastHeard   time.Duration

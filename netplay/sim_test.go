@@ -13,22 +13,21 @@ import (
 // simPeer is one peer of a simulated game: a session on a netsim conn, the test game, and a
 // loop's schedule on a clock of its own, which may start late and run fast or slow.
 type simPeer struct {
-	name    string
-	conn    *netsim.Conn
-	s       *Session[testInput]
-	g       *testGame
-	update  gameloop.Game
-	sched   *gameloop.Schedule
-	clock   simClock
-	start   time.Duration // when, on the network's time, its loop starts
-	ppm     int64         // how fast its clock runs, in parts per million
-	u       gameloop.Update
-	events  []Event
+	name       string
+	conn       *netsim.Conn
+	s          *Session[testInput]
+	g          *testGame
+	update     gameloop.Game
+	sched      *gameloop.Schedule
+	clock      simClock
+	start      time.Duration // when, on the network's time, its loop starts
+	ppm        int64         // how fast its clock runs, in parts per million
+	u          gameloop.Update
+	events     []Event
 	eventTimes []time.Duration // when each event was taken, on the network's time
-	done    bool // killed
-	err     error
-	depths  []int // ticks run again at each tick
-	lastReq int
+	done       bool            // killed
+	err        error
+	depths     []int // ticks run again at each tick
 }
 
 // simClock is a peer's clock, and the loop around the schedule for NewLoopGame.
