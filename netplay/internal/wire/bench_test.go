@@ -60,3 +60,27 @@ func BenchmarkInput(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPackInputsFull packs inputs that fill a packet many times over: 128 ticks of eight
+// handles' 32-byte inputs, each tick changing a few bytes, so that PackInputs must search for
+// the most ticks that fit.
+func BenchmarkPackInputsFull(b *testing.B) {
+	const stride = 8 * 32
+	inputs := make([]byte, MaxTicksPerInput*stride)
+	for k := range MaxTicksPerInput {
+		copy(inputs[k*stride:], inputs[max(k-1, 0)*stride:][:stride])
+		inputs[k*stride+(k*37)%stride] = byte(k + 1)
+		inputs[k*stride+(k*101)%stride] ^= 0x5A
+	}
+	m := Message{Header: Header{Kind: KindInput}, StartTick: 1, Handles: 0xFF, InputSize: 32, Players: 8}
+	ref := make([]byte, stride)
+	b.ReportAllocs()
+	var n int
+	for b.Loop() {
+		var err error
+		if n, err = m.PackInputs(ref, inputs); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(n), "ticks/packet")
+}

@@ -20,7 +20,6 @@ var (
 	errVersion     = &Error{Field: "header.version", Problem: "not version 1", Err: ErrVersion}
 	errTrailing    = &Error{Field: "packet", Problem: "bytes after the message", Err: ErrMalformed}
 	errTooLarge    = &Error{Field: "packet", Problem: "over MaxPacket bytes", Err: ErrTooLarge}
-	errCompressed  = &Error{Field: "Input.Inputs", Problem: "do not decompress to Count ticks of every handle", Err: ErrMalformed}
 	errInputsShape = &Error{Field: "inputs", Problem: "reference empty or inputs not whole ticks of it", Err: ErrInvalid}
 	errUnpackRef   = &Error{Field: "reference", Problem: "not one tick of every handle carried", Err: ErrInvalid}
 
@@ -38,6 +37,7 @@ var (
 	faultDisconnect = newFault("Input.Status", "a disconnected player at or past Players")
 	faultLastTick   = newFault("Input.Status.LastTick", "truncated or not NoTick to MaxTick")
 	faultInputsLen  = newFault("Input.InputsLen", "negative or over the Inputs array")
+	faultInputs     = newFault("Input.Inputs", "do not decompress to Count ticks of every handle")
 	faultAhead      = newFault("QualityReport.TicksAhead", "truncated or out of int32")
 	faultPing       = newFault("PingSent", "truncated")
 	faultTick       = newFault("ChecksumReport.Tick", "truncated or not 0 to MaxTick")
@@ -106,9 +106,8 @@ func Append(dst []byte, m *Message) ([]byte, error) {
 	return dst, nil
 }
 
-// checkInput checks the fields of an Input message that Append writes, in range and
-// consistent; the compressed inputs themselves are the sender's business (PackInputs writes
-// them right).
+// checkInput checks the fields of an Input message, in range and consistent, and that its
+// inputs decompress to Count ticks of every handle carried.
 func checkInput(m *Message) *fault {
 	switch {
 	case m.StartTick < 0 || m.StartTick > MaxTick:
@@ -134,6 +133,10 @@ func checkInput(m *Message) *fault {
 		if t := m.Status[i].LastTick; t < NoTick || t > MaxTick {
 			return &faultLastTick
 		}
+	}
+	want := m.Count * m.Handles.Len() * m.InputSize
+	if n, ok := expandedLen(m.Inputs[:m.InputsLen], want); !ok || n != want {
+		return &faultInputs
 	}
 	return nil
 }
@@ -255,10 +258,6 @@ func decodeInput(r *reader, m *Message) error {
 	if m.Players < MaxPlayers && disconnected>>m.Players != 0 {
 		return faultDisconnect.malformed
 	}
-	n, ok := expandedLen(m.Inputs[:m.InputsLen], m.Count*m.Handles.Len()*m.InputSize)
-	if !ok || n != m.Count*m.Handles.Len()*m.InputSize {
-		return errCompressed
-	}
 	return nil
 }
 
@@ -293,17 +292,21 @@ func (m *Message) PackInputs(ref, inputs []byte) (int, error) {
 	if m.StartTick+int64(ticks)-1 > MaxTick {
 		ticks = int(MaxTick - m.StartTick + 1)
 	}
-	for ticks > 0 {
-		out, ok := compress(m.Inputs[:0], room, ref, inputs[:ticks*stride])
-		if ok {
-			m.Count, m.InputsLen = ticks, len(out)
-			clear(m.Inputs[len(out):]) // what a longer try left, so that m equals its decoded packet
-			return ticks, nil
+	// A try that does not fit fills the room with the bytes of as many ticks as fit and says
+	// how many bytes that is: the ticks they hold, which a second try packs (a tick fewer if
+	// the last one's bytes come out a little longer when they end the data).
+	out, consumed, ok := compress(m.Inputs[:0], room, ref, inputs[:ticks*stride])
+	for ticks = consumed / stride; !ok && ticks > 0; ticks-- {
+		if out, _, ok = compress(m.Inputs[:0], room, ref, inputs[:ticks*stride]); ok {
+			break
 		}
-		// Too big: try fewer ticks, in proportion to the room, and at least one fewer.
-		ticks = min(ticks-1, ticks*room/(len(out)+1))
 	}
-	return 0, nil
+	if !ok {
+		out = m.Inputs[:0]
+	}
+	m.Count, m.InputsLen = ticks, len(out)
+	clear(m.Inputs[len(out):]) // what a longer try left, so that m equals its decoded packet
+	return ticks, nil
 }
 
 // UnpackInputs decompresses m's inputs, appends them to dst (Count ticks of every handle in

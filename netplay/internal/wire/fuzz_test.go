@@ -105,6 +105,13 @@ func FuzzInputs(f *testing.F) {
 		if err != nil || !bytes.Equal(out, inputs[:n*s]) {
 			t.Fatalf("packed and unpacked: %v\n% x\nwant\n% x", err, out, inputs[:n*s])
 		}
+		// It packed the most that fit: one tick more would not have.
+		if n < min(len(inputs)/s, MaxTicksPerInput) {
+			c, _ := CompressInputs(nil, ref, inputs[:(n+1)*s])
+			if len(pkt)-got.InputsLen+len(c) <= MaxPacket {
+				t.Fatalf("packed %d ticks in %d bytes, but %d fit in %d", n, len(pkt), n+1, len(pkt)-got.InputsLen+len(c))
+			}
+		}
 	})
 }
 

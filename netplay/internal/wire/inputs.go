@@ -14,7 +14,7 @@ func CompressInputs(dst, ref, inputs []byte) ([]byte, error) {
 	if len(ref) == 0 || len(inputs)%len(ref) != 0 {
 		return dst, errInputsShape
 	}
-	out, _ := compress(dst, math.MaxInt, ref, inputs)
+	out, _, _ := compress(dst, math.MaxInt, ref, inputs)
 	return out, nil
 }
 
@@ -28,7 +28,7 @@ func DecompressInputs(dst, ref, src []byte) error {
 		return errInputsShape
 	}
 	if n, ok := expand(dst, ref, src, len(dst)); !ok || n != len(dst) {
-		return errCompressed
+		return faultInputs.malformed
 	}
 	return nil
 }
@@ -50,9 +50,11 @@ func xorAt(ref, in []byte, k int) byte {
 	return in[k] ^ in[k-len(ref)]
 }
 
-// compress appends the compressed form of in to dst while dst stays within limit bytes; it
-// reports false, with what it had appended, if the next token would pass the limit.
-func compress(dst []byte, limit int, ref, in []byte) ([]byte, bool) {
+// compress appends the compressed form of in to dst while dst stays within limit bytes. If the
+// whole does not fit, it fills the room with as much of in as fits (a literal or a zero run cut
+// short where the room ends) and reports false, with the number of bytes of in that what it
+// appended holds.
+func compress(dst []byte, limit int, ref, in []byte) ([]byte, int, bool) {
 	n := len(in)
 	for i := 0; i < n; {
 		j := i
@@ -60,15 +62,20 @@ func compress(dst []byte, limit int, ref, in []byte) ([]byte, bool) {
 			j++
 		}
 		if z := j - i; z >= 2 || z == 1 && j == n {
+			if len(dst)+1 > limit {
+				return dst, i, false
+			}
 			if z <= zeroMax {
-				if len(dst)+1 > limit {
-					return dst, false
-				}
 				dst = append(dst, byte(zeroBase+z-1))
-			} else {
-				if len(dst)+1+uvarintLen(uint64(z-zeroMax-1)) > limit {
-					return dst, false
+			} else if r := limit - len(dst); 1+uvarintLen(uint64(z-zeroMax-1)) > r {
+				// The longest run the room holds: 127 zeros in one byte, or 128 and the
+				// most a uvarint of the bytes left holds.
+				if r == 1 {
+					return append(dst, zeroBase+zeroMax-1), i + zeroMax, false
 				}
+				most := uint64(1)<<(7*(r-1)) - 1
+				return appendUvarint(append(dst, zeroLong), most), i + zeroMax + 1 + int(most), false
+			} else {
 				dst = append(dst, zeroLong)
 				dst = appendUvarint(dst, uint64(z-zeroMax-1))
 			}
@@ -81,16 +88,23 @@ func compress(dst []byte, limit int, ref, in []byte) ([]byte, bool) {
 				break
 			}
 		}
-		if len(dst)+1+j-i > limit {
-			return dst, false
+		full := len(dst)+1+j-i > limit
+		if full {
+			if len(dst)+2 > limit {
+				return dst, i, false
+			}
+			j = i + limit - len(dst) - 1
 		}
 		dst = append(dst, byte(j-i-1))
 		for k := i; k < j; k++ {
 			dst = append(dst, xorAt(ref, in, k))
 		}
+		if full {
+			return dst, j, false
+		}
 		i = j
 	}
-	return dst, true
+	return dst, n, true
 }
 
 // expand decodes the tokens of src into dst (when dst is not nil), XORing each byte with the

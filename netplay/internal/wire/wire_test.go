@@ -343,7 +343,16 @@ func TestAppendRejects(t *testing.T) {
 		{"players 9", func(m *Message) { m.Players = 9 }, ErrInvalid, "Input.Players"},
 		{"last tick", func(m *Message) { m.Players = 1; m.Status[0].LastTick = -2 }, ErrInvalid, "Input.Status.LastTick"},
 		{"inputs len", func(m *Message) { m.InputsLen = MaxPacket + 1 }, ErrInvalid, "Input.InputsLen"},
-		{"too large", func(m *Message) { m.InputsLen = MaxPacket }, ErrTooLarge, "packet"},
+		{"inputs short", func(m *Message) { m.Count = 1 }, ErrInvalid, "Input.Inputs"},
+		{"inputs long", func(m *Message) { m.Inputs[0], m.InputsLen = 0x80, 1 }, ErrInvalid, "Input.Inputs"},
+		{"too large", func(m *Message) {
+			// 512 zeros as 496 bytes of the shortest zero runs: valid, but over MaxPacket.
+			m.Handles, m.InputSize, m.Count = 0xFF, 32, 2
+			for i := range 495 {
+				m.Inputs[i] = 0x80
+			}
+			m.Inputs[495], m.InputsLen = 0x80+16, 496
+		}, ErrTooLarge, "packet"},
 		{"ack message", func(m *Message) { m.Kind, m.AckTick = KindInputAck, MaxTick+1 }, ErrInvalid, "AckTick"},
 		{"checksum tick", func(m *Message) { m.Kind, m.Tick = KindChecksumReport, -1 }, ErrInvalid, "ChecksumReport.Tick"},
 	} {
