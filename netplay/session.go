@@ -419,6 +419,8 @@ func (s *Session[I]) Close() error {
 	if s.closed {
 		return nil
 	}
+	s.takeChecksums()
+	s.handleFinal()
 	s.closed = true
 	for _, pr := range s.peers {
 		if pr.state == peerRunning {
@@ -429,8 +431,6 @@ func (s *Session[I]) Close() error {
 	}
 	var err error
 	if s.rec != nil {
-		s.takeChecksums()
-		s.handleFinal()
 		err = errors.Join(s.recErr, s.rec.close())
 	}
 	return errors.Join(err, s.tr.close())

@@ -197,3 +197,31 @@ func TestNoAllocationsPerTick(t *testing.T) {
 		}
 	}
 }
+
+// TestPeerKilledOfFour: when one of four peers is killed, the three others agree on the last
+// tick of its input, whichever of them heard from it last, and go on in sync.
+func TestPeerKilledOfFour(t *testing.T) {
+	for seed := range uint64(5) {
+		sm := newSim(t, simConfig{players: 4, ticks: 900, preset: "poor", seed: 20 + seed,
+			at: func(now time.Duration, sm *sim) {
+				if now == 5*time.Second {
+					sm.peers[3].done = true
+					if err := sm.peers[3].conn.Close(); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}})
+		sm.run()
+		sm.check()
+		var last []uint64
+		for _, p := range sm.peers[:3] {
+			e, _, ok := p.eventAt(EventDisconnected, 3)
+			if !ok {
+				t.Fatalf("%s: no disconnection of player 3: %v", p.name, p.events)
+			}
+			last = append(last, p.s.queues[3].goneAfter)
+			_ = e
+		}
+		t.Logf("seed %d: player 3's input ends after ticks %v", seed, last)
+	}
+}
