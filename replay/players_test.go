@@ -398,3 +398,124 @@ func TestPlayerSeedCorpus(t *testing.T) {
 		}
 	}
 }
+
+// FuzzRecordPlayers drives a Recorder with arbitrary player inputs, ticks and flushes, and
+// checks that the recording decodes to exactly the inputs that changed, and that every cut of it
+// decodes to a prefix of them.
+func FuzzRecordPlayers(f *testing.F) {
+	f.Add([]byte{1, 0, 5, 1, 1, 6, 0, 1, 0, 5, 1, 2, 7, 0, 2, 0, 1, 0, 9}, uint8(3))
+	f.Add(bytes.Repeat([]byte{1, 7, 0xff, 0}, 40), uint8(64))
+	f.Fuzz(func(t *testing.T, script []byte, sizeSeed uint8) {
+		var buf bytes.Buffer
+		r, err := replay.NewRecorder(&buf, 60, &replay.RecordOptions{PlayerInputs: true, FlushEvery: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Player p's inputs are 1 + (sizeSeed+p) % 64 bytes, its first byte from the script.
+		size := func(p int) int { return 1 + (int(sizeSeed)+p*7)%replay.MaxPlayerInputSize }
+		var want []replay.PlayerInput
+		var last [replay.MaxPlayers][]byte
+		tick, lastPlayer := uint64(0), -1
+		for len(script) >= 3 {
+			op, a, b := script[0], script[1], script[2]
+			script = script[3:]
+			switch op % 3 {
+			case 0:
+				tick++
+				lastPlayer = -1
+				if err := r.Tick(&gameloop.Update{Tick: tick, Seconds: 1.0 / 60}, nil); err != nil {
+					t.Fatal(err)
+				}
+			case 1:
+				p := int(a) % replay.MaxPlayers
+				if p <= lastPlayer {
+					continue // the Recorder refuses it, as TestPlayerInputRecorderErrors checks
+				}
+				lastPlayer = p
+				data := bytes.Repeat([]byte{b}, size(p))
+				data[len(data)-1] ^= a
+				if err := r.PlayerInput(tick+1, p, data); err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(last[p], data) {
+					want = append(want, replay.PlayerInput{Tick: tick + 1, Player: p, Data: data})
+					last[p] = data
+				}
+			case 2:
+				if err := r.Flush(); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if err := r.Close(); err != nil {
+			t.Fatal(err)
+		}
+		data := buf.Bytes()
+		got, err := replay.Decode(bytes.NewReader(data))
+		if err != nil || got.Ticks != tick || !reflect.DeepEqual(got.PlayerInputs, want) {
+			t.Fatalf("decoded %v: %d ticks, %+v\nrecorded %d ticks, %+v", err, got.Ticks, got.PlayerInputs, tick, want)
+		}
+		for _, n := range []int{len(data) / 3, len(data) / 2, len(data) - 1} {
+			cut, err := replay.Decode(bytes.NewReader(data[:n]))
+			if !errors.Is(err, replay.ErrTruncated) {
+				t.Fatalf("cut at %d of %d: error %v", n, len(data), err)
+			}
+			if cut != nil && len(cut.PlayerInputs) > 0 && (len(cut.PlayerInputs) > len(want) || !reflect.DeepEqual(cut.PlayerInputs, want[:len(cut.PlayerInputs)])) {
+				t.Fatalf("cut at %d of %d: player inputs %+v are not a prefix of %+v", n, len(data), cut.PlayerInputs, want)
+			}
+		}
+	})
+}
+
+// TestFormatExamplePlayers decodes the example of version 2 in FORMAT.md, byte for byte, and
+// checks a Recorder writes it.
+func TestFormatExamplePlayers(t *testing.T) {
+	const example = `
+89 47 4C 52 50 0D 0A 1A 02 00
+09 00 00 00 09 8B B5 CF 01 04 3C 01 00 00 04 01 00
+1F 00 00 00 BE A7 A7 F1 07 03 01 00 05 07 04 01 01 07 00 03 09 01 88 77 66 55 44 33 22 11 07 04 01 01 07 01 05 01 01`
+	var data []byte
+	for _, h := range strings.Fields(example) {
+		b, err := strconv.ParseUint(h, 16, 8)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data = append(data, byte(b))
+	}
+	spec, err := os.ReadFile("FORMAT.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(spec), strings.TrimSpace(example)) {
+		t.Fatal("FORMAT.md does not hold the example")
+	}
+	got, err := replay.Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &replay.Recording{
+		Header: replay.Header{TickRate: 60, ChecksumEvery: 1},
+		PlayerInputs: []replay.PlayerInput{
+			{Tick: 1, Player: 0, Data: []byte{0x05}}, {Tick: 1, Player: 1, Data: []byte{0x07, 0x00}}, {Tick: 2, Player: 1, Data: []byte{0x07, 0x01}},
+		},
+		Checksums: []replay.Checksum{{Tick: 1, Sum: 0x1122334455667788}},
+		Ticks:     2,
+		Complete:  true,
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got  %+v\nwant %+v", got, want)
+	}
+
+	var buf bytes.Buffer
+	r, err := replay.NewRecorder(&buf, 60, &replay.RecordOptions{PlayerInputs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = errors.Join(r.PlayerInput(1, 0, []byte{0x05}), r.PlayerInput(1, 1, []byte{0x07, 0x00}),
+		r.Tick(&gameloop.Update{Tick: 1, Seconds: 1.0 / 60}, func() uint64 { return 0x1122334455667788 }),
+		r.PlayerInput(2, 0, []byte{0x05}), r.PlayerInput(2, 1, []byte{0x07, 0x01}),
+		r.Tick(&gameloop.Update{Tick: 2, Seconds: 1.0 / 60}, nil), r.Close())
+	if err != nil || !bytes.Equal(buf.Bytes(), data) {
+		t.Errorf("the Recorder wrote (%v)\n% X\nwant\n% X", err, buf.Bytes(), data)
+	}
+}
