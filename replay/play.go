@@ -86,6 +86,9 @@ func (r *Result) String() string {
 	default:
 		s = fmt.Sprintf("matched: %d ticks, %d inputs, %d checksums", r.Ticks, r.Inputs, r.Checked)
 	}
+	if r.PlayerInputs > 0 {
+		s += fmt.Sprintf(", %d player %s", r.PlayerInputs, plural(r.PlayerInputs, "input", "inputs"))
+	}
 	s += fmt.Sprintf(" in %v", r.Elapsed.Round(time.Microsecond))
 	if r.Trailing > 0 {
 		s += fmt.Sprintf(" (%d %s after the last tick, which no tick followed, not delivered)", r.Trailing, plural(r.Trailing, "input", "inputs"))

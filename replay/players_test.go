@@ -308,6 +308,9 @@ func TestPlayPlayerInputs(t *testing.T) {
 	if !res.Matched() || res.Ticks != 1200 || res.Checked != 1200 || res.PlayerInputs != changes || res.Inputs != 24 {
 		t.Fatalf("streamed replay: %v, %d player inputs of %d; want matched", res, res.PlayerInputs, changes)
 	}
+	if want := fmt.Sprintf("matched: 1200 ticks, 24 inputs, 1200 checksums, %d player inputs in ", changes); !strings.HasPrefix(res.String(), want) {
+		t.Errorf("Result.String() = %q, want it to start %q", res.String(), want)
+	}
 	if g.Checksum() != final || g.calls != changes {
 		t.Errorf("replayed game ends at %x after %d player inputs, recorded %x after %d", g.Checksum(), g.calls, final, changes)
 	}
