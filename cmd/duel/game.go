@@ -9,26 +9,24 @@ import (
 )
 
 // game is the duel as a rollback session drives it (netplay.Game): the state, the saved
-// states in their slots, and where the local player's input comes from (the keys or a bot).
-// It also notes the checksums of confirmed ticks, which the status line and -headless show.
+// states in their slots with their checksums, and where the local player's input comes from
+// (the keys or a bot).
 type game struct {
 	state duel.State
-	slots []duel.State
+	slots []slot
 
-	local int        // the local player's handle, 0 or 1
-	bot   *duel.Bot  // plays the local paddle when set
-	keys  keyHolder  // the local paddle's keys, when no bot plays
-	sums  *confirmed // checksums of confirmed ticks
+	bot  *duel.Bot // plays the local paddle when set
+	keys keyHolder // the local paddle's keys, when no bot plays
 }
 
-func newGame(seed uint64, slots, local int, bot *duel.Bot, want uint64) *game {
-	return &game{
-		state: duel.New(seed),
-		slots: make([]duel.State, slots),
-		local: local,
-		bot:   bot,
-		sums:  &confirmed{want: want},
-	}
+// slot is a saved state and its checksum.
+type slot struct {
+	state duel.State
+	sum   uint64
+}
+
+func newGame(seed uint64, slots int, bot *duel.Bot) *game {
+	return &game{state: duel.New(seed), slots: make([]slot, slots), bot: bot}
 }
 
 // LocalInput returns the local player's input for the next tick: the bot's choice, or the
@@ -49,61 +47,28 @@ func (g *game) Step(tick uint64, inputs []netplay.PlayerInput[duel.Input]) error
 	if len(inputs) != 2 {
 		return fmt.Errorf("tick %d: %d inputs, want 2", tick, len(inputs))
 	}
-	all := true
-	for _, in := range inputs {
-		all = all && in.Status != netplay.Predicted
-	}
 	g.state.Step([2]duel.Input{inputs[0].Input, inputs[1].Input})
-	g.sums.stepped(tick, all)
 	return nil
 }
 
 // Save copies the state into slot and returns its checksum.
 func (g *game) Save(slot int) uint64 {
-	g.slots[slot] = g.state
-	sum := g.state.Checksum()
-	g.sums.saved(g.state.Tick, sum)
-	return sum
+	s := &g.slots[slot]
+	s.state, s.sum = g.state, g.state.Checksum()
+	return s.sum
 }
 
 // Load copies the state back from slot.
-func (g *game) Load(slot int) { g.state = g.slots[slot] }
+func (g *game) Load(slot int) { g.state = g.slots[slot].state }
 
-// confirmed follows which ticks ran with every input confirmed. The state after such a tick
-// is final: a tick runs with all its inputs confirmed only once every earlier tick has too
-// (inputs arrive in order, and a wrong prediction is rolled back before a later tick runs), so
-// no rollback will play it again. Its checksum is then the one every peer computes.
-type confirmed struct {
-	pending uint64 // the tick just run with every input confirmed, 0 if the last was not
-	last    uint64 // the last final tick
-
-	// Synced and SyncSum are the last final tick that is a multiple of duel.SyncEvery, and its
-	// checksum: what the status line shows.
-	synced, syncSum uint64
-
-	want    uint64 // the tick whose checksum -headless prints; 0 none
-	wantSum uint64
-	got     bool // want's checksum is known
-}
-
-func (c *confirmed) stepped(tick uint64, all bool) {
-	c.pending = 0
-	if all {
-		c.pending = tick
+// saved returns the checksum of the state after tick as last saved, if a slot still holds it.
+func (g *game) saved(tick uint64) (uint64, bool) {
+	for i := range g.slots {
+		if s := &g.slots[i]; s.state.Tick == tick {
+			return s.sum, true
+		}
 	}
-}
-
-func (c *confirmed) saved(tick, sum uint64) {
-	if c.pending != tick || tick <= c.last {
-		return
-	}
-	c.last = tick
-	if tick%duel.SyncEvery == 0 {
-		c.synced, c.syncSum = tick, sum
-	}
-	if tick == c.want {
-		c.wantSum, c.got = sum, true
-	}
+	return 0, false
 }
 
 // keyHolder turns the terminal's key presses into a paddle held up or down. A terminal reports

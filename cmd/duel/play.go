@@ -53,11 +53,7 @@ func runNetwork(ctx context.Context, opts options, stdout, stderr io.Writer) err
 		rec:    rec,
 		events: make([]netplay.Event, 0, 16),
 	}
-	var want uint64
-	if opts.headless {
-		want = opts.ticks
-	}
-	a.game = newGame(opts.seed, slotsFor(opts), local, bot, want)
+	a.game = newGame(opts.seed, slotsFor(opts), bot)
 	if peer != nil {
 		if err := a.startSession(peer); err != nil {
 			conn.Close()
@@ -65,6 +61,9 @@ func runNetwork(ctx context.Context, opts options, stdout, stderr io.Writer) err
 		}
 	} else {
 		a.waitForPeer()
+		if opts.headless {
+			fmt.Fprintf(stderr, "duel: %s\n", a.status.Message)
+		}
 	}
 
 	err = a.play(ctx)
@@ -175,7 +174,14 @@ type app struct {
 	events  []netplay.Event
 	peerOut bool           // the other player left or was disconnected
 	desync  *netplay.Event // the first desync seen
-	printed bool           // -headless printed its line
+
+	// final is the last tick whose state is final: every input up to it has arrived, and any
+	// wrong prediction before it has been played again.
+	final uint64
+	// wantSum is the checksum of tick opts.ticks, once final (-headless); printed says it
+	// has been printed.
+	wantSum uint64
+	printed bool
 }
 
 // waitForPeer starts reading the first packet to arrive, from whoever will be the other
@@ -183,7 +189,7 @@ type app struct {
 func (a *app) waitForPeer() {
 	a.found = make(chan net.Addr, 1)
 	a.waiting = make(chan struct{})
-	a.status.Message = "waiting for the other player on " + a.conn.LocalAddr().String() + " (q quits)"
+	a.status.Message = "waiting for the other player on " + a.conn.LocalAddr().String()
 	go func() {
 		defer close(a.waiting)
 		var buf [2048]byte
@@ -216,7 +222,7 @@ func (a *app) startSession(peer net.Addr) error {
 		return fmt.Errorf("starting the session: %w", err)
 	}
 	if s.Slots() != len(a.game.slots) {
-		a.game.slots = make([]duel.State, s.Slots())
+		a.game.slots = make([]slot, s.Slots())
 	}
 	a.session = s
 	a.status.Message = "connecting to " + peer.String()
@@ -298,9 +304,39 @@ func (a *app) Update(u *gameloop.Update) error {
 	for i := range a.events {
 		a.event(&a.events[i])
 	}
+	if err := a.finalize(); err != nil {
+		return err
+	}
 	if a.opts.headless {
 		return a.headlessEnd()
 	}
+	return nil
+}
+
+// finalize takes the checksums of the ticks that have become final since the last tick: those
+// the status line shows and the one -headless prints. After the session's requests are carried
+// out, every tick up to the last whose inputs have all arrived is final (a tick whose prediction
+// was right is not played again: its first state was the right one). A slot still holds each
+// tick that becomes final, since the session runs no further than its window past the last one.
+func (a *app) finalize() error {
+	st := a.session.Stats()
+	final := min(st.Confirmed, st.Tick)
+	if final <= a.final {
+		return nil
+	}
+	for t := (a.final/duel.SyncEvery + 1) * duel.SyncEvery; t <= final; t += duel.SyncEvery {
+		if sum, ok := a.game.saved(t); ok {
+			a.status.Synced, a.status.SyncSum = t, sum
+		}
+	}
+	if want := a.opts.ticks; a.opts.headless && want > a.final && want <= final {
+		sum, ok := a.game.saved(want)
+		if !ok {
+			return fmt.Errorf("tick %d became final after its state was dropped (at tick %d)", want, st.Tick)
+		}
+		a.wantSum = sum
+	}
+	a.final = final
 	return nil
 }
 
@@ -340,9 +376,9 @@ func sideName(player int) string {
 // delay + window later has arrived: it cannot run a tick further than the window past the
 // inputs it has.
 func (a *app) headlessEnd() error {
-	sums := a.game.sums
-	if !a.printed && sums.got {
-		if _, err := fmt.Fprintf(a.stdout, "tick %d checksum %016x\n", sums.want, sums.wantSum); err != nil {
+	want := a.opts.ticks
+	if !a.printed && a.final >= want {
+		if _, err := fmt.Fprintf(a.stdout, "tick %d checksum %016x\n", want, a.wantSum); err != nil {
 			return fmt.Errorf("printing the checksum: %w", err)
 		}
 		a.printed = true
@@ -352,11 +388,11 @@ func (a *app) headlessEnd() error {
 		return gameloop.ErrStop
 	case a.printed:
 		theirs := a.session.PeerStats(1 - a.local).Confirmed
-		if theirs >= sums.want+uint64(a.opts.delay+a.opts.window)+1 {
+		if theirs >= want+uint64(a.opts.delay+a.opts.window)+1 {
 			return gameloop.ErrStop
 		}
 	case a.peerOut:
-		return fmt.Errorf("the other player left before tick %d was confirmed (at tick %d)", sums.want, sums.last)
+		return fmt.Errorf("the other player left before tick %d was confirmed (at tick %d)", want, a.final)
 	}
 	return nil
 }
@@ -386,7 +422,6 @@ func (a *app) Render(*gameloop.Render) error {
 		st.Ping, st.Ahead = ps.Ping, ps.TicksAhead
 		st.Rollback = a.session.Stats().LastRollback
 	}
-	st.Synced, st.SyncSum = a.game.sums.synced, a.game.sums.syncSum
 	a.view.Draw(&a.game.state, st)
 	return nil
 }

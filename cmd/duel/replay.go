@@ -7,9 +7,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gameloop-go/gameloop"
 	"github.com/gameloop-go/gameloop/internal/duel"
 	"github.com/gameloop-go/gameloop/internal/replaycli"
+	"github.com/gameloop-go/gameloop/netplay"
 	"github.com/gameloop-go/gameloop/replay"
 )
 
@@ -24,8 +24,8 @@ func runReplay(ctx context.Context, path string, stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
-		g := &replayGame{state: duel.New(seed)}
-		res, err := rec.Play(ctx, g, nil)
+		g := newGame(seed, 1, nil)
+		res, err := rec.Play(ctx, netplay.NewReplayGame(g, duel.Codec{}, 2), nil)
 		if err != nil {
 			return err
 		}
@@ -50,28 +50,3 @@ func parseStart(h replay.Header) (uint64, error) {
 	}
 	return seed, nil
 }
-
-// replayGame is the duel as replay.Play runs it: each player's recorded input holds until
-// the player's next, and every Update is one tick.
-type replayGame struct {
-	state  duel.State
-	inputs [2]duel.Input
-}
-
-// PlayerInput notes a player's input, from the tick it is recorded for.
-func (g *replayGame) PlayerInput(tick uint64, player int, data []byte) error {
-	if player < 0 || player > 1 || len(data) != duel.InputSize {
-		return fmt.Errorf("tick %d: an input of %d bytes for player %d: not a duel's", tick, len(data), player)
-	}
-	g.inputs[player] = duel.Get(data)
-	return nil
-}
-
-// Update runs one tick.
-func (g *replayGame) Update(*gameloop.Update) error {
-	g.state.Step(g.inputs)
-	return nil
-}
-
-// Checksum is the state's, compared with the recorded one.
-func (g *replayGame) Checksum() uint64 { return g.state.Checksum() }

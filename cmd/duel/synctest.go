@@ -23,7 +23,7 @@ func runSyncTest(ctx context.Context, opts options, stdout io.Writer) error {
 		seed = opts.bot.seed
 	}
 	bots := [2]duel.Bot{duel.NewBot(seed), duel.NewBot(seed + 1)}
-	g := newGame(opts.seed, st.Slots(), 0, nil, 0)
+	g := newGame(opts.seed, st.Slots(), nil)
 	// One tick more than asked: Advance checks the ticks the call before it ran.
 	for st.Tick() <= opts.ticks {
 		if st.Tick()%1024 == 0 {

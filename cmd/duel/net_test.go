@@ -1,0 +1,268 @@
+package main
+
+// End-to-end tests over real sockets: two duel processes on 127.0.0.1, directly and through
+// cmd/netsim, each replaying its own recording afterwards. The timeouts only bound how long a
+// failing test takes; no assertion depends on how fast the machine is.
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gameloop-go/gameloop/replay"
+)
+
+// bins are the commands the tests run, built once by TestMain.
+var bins struct {
+	duel, netsim string
+}
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "duel-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	bins.duel, bins.netsim = filepath.Join(dir, "duel"), filepath.Join(dir, "netsim")
+	for bin, pkg := range map[string]string{bins.duel: ".", bins.netsim: "../netsim"} {
+		if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "building %s: %v\n%s", pkg, err, out)
+			os.RemoveAll(dir)
+			os.Exit(1)
+		}
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// testTicks is the tick whose checksum the two peers print: 600 (10 s of play) by default;
+// GAMELOOP_DUEL_TICKS=1800 runs the 30 s game that docs/duel.md quotes.
+func testTicks(t *testing.T) int {
+	t.Helper()
+	s := os.Getenv("GAMELOOP_DUEL_TICKS")
+	if s == "" {
+		return 600
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 || n > maxTicks {
+		t.Fatalf("GAMELOOP_DUEL_TICKS=%q: want a number of ticks", s)
+	}
+	return n
+}
+
+// process is a command started by a test, its output collected as it comes.
+type process struct {
+	t      *testing.T
+	name   string
+	cmd    *exec.Cmd
+	mu     sync.Mutex
+	stdout bytes.Buffer
+	stderr bytes.Buffer
+	done   chan struct{}
+	err    error
+}
+
+// lockedWriter appends to a buffer under the process's lock.
+type lockedWriter struct {
+	mu  *sync.Mutex
+	buf *bytes.Buffer
+}
+
+func (w lockedWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.Write(p)
+}
+
+// start starts bin with args; the process is killed when the test ends, if it has not
+// exited by then.
+func start(t *testing.T, name, bin string, args ...string) *process {
+	t.Helper()
+	p := &process{t: t, name: name, cmd: exec.Command(bin, args...), done: make(chan struct{})}
+	p.cmd.Stdout = lockedWriter{&p.mu, &p.stdout}
+	p.cmd.Stderr = lockedWriter{&p.mu, &p.stderr}
+	if err := p.cmd.Start(); err != nil {
+		t.Fatalf("starting %s: %v", name, err)
+	}
+	go func() {
+		p.err = p.cmd.Wait()
+		close(p.done)
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-p.done:
+		default:
+			_ = p.cmd.Process.Kill()
+			<-p.done
+		}
+	})
+	return p
+}
+
+// output returns what the process has written so far.
+func (p *process) output() (stdout, stderr string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stdout.String(), p.stderr.String()
+}
+
+// waitFor waits for re to match the process's stdout (or its stderr), and returns the match's
+// first group.
+func (p *process) waitFor(re *regexp.Regexp, stderr bool, within time.Duration) string {
+	p.t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		out, errOut := p.output()
+		text := out
+		if stderr {
+			text = errOut
+		}
+		if m := re.FindStringSubmatch(text); m != nil {
+			return m[1]
+		}
+		select {
+		case <-p.done:
+			out, errOut = p.output()
+			p.t.Fatalf("%s exited (%v) before printing %q:\nstdout: %s\nstderr: %s", p.name, p.err, re, out, errOut)
+		default:
+		}
+		if time.Now().After(deadline) {
+			p.t.Fatalf("%s printed no %q in %v:\nstdout: %s\nstderr: %s", p.name, re, within, out, errOut)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// wait waits for the process to exit and returns its exit status.
+func (p *process) wait(within time.Duration) int {
+	p.t.Helper()
+	select {
+	case <-p.done:
+	case <-time.After(within):
+		out, errOut := p.output()
+		p.t.Fatalf("%s did not exit in %v:\nstdout: %s\nstderr: %s", p.name, within, out, errOut)
+	}
+	if p.err == nil {
+		return 0
+	}
+	if exit, ok := p.err.(*exec.ExitError); ok {
+		return exit.ExitCode()
+	}
+	p.t.Fatalf("%s: %v", p.name, p.err)
+	return -1
+}
+
+var (
+	waitingRE    = regexp.MustCompile(`waiting for the other player on (\S+)`)
+	forwardingRE = regexp.MustCompile(`forwarding (\S+) ->`)
+	checksumRE   = regexp.MustCompile(`(?m)^tick (\d+) checksum ([0-9a-f]{16})$`)
+)
+
+// playPair plays a headless game of ticks ticks between two bots, the second peer connecting
+// through netsim with preset if preset is not empty, and checks that both print the same
+// checksum for the tick and that each one's recording holds it and replays matched.
+func playPair(t *testing.T, preset string, ticks int) {
+	dir := t.TempDir()
+	// The game's time at 60 Hz, slowed at most 10% by time sync, plus the handshake; three
+	// times that and a minute is room for a loaded machine.
+	within := 3*time.Duration(ticks)*time.Second/60 + time.Minute
+	n := strconv.Itoa(ticks)
+	recA, recB := filepath.Join(dir, "a.rec"), filepath.Join(dir, "b.rec")
+	a := start(t, "duel -listen", bins.duel, "-listen", "127.0.0.1:0", "-headless", "-ticks", n, "-bot", "1", "-record", recA)
+	addr := a.waitFor(waitingRE, true, within)
+	var proxy *process
+	if preset != "" {
+		proxy = start(t, "netsim", bins.netsim, "-listen", "127.0.0.1:0", "-to", addr, "-preset", preset, "-seed", "1")
+		addr = proxy.waitFor(forwardingRE, false, within)
+	}
+	b := start(t, "duel -connect", bins.duel, "-connect", addr, "-headless", "-ticks", n, "-bot", "2", "-record", recB)
+
+	sums := map[string]string{}
+	for _, p := range []*process{a, b} {
+		code := p.wait(within)
+		out, errOut := p.output()
+		m := checksumRE.FindStringSubmatch(out)
+		if code != 0 || m == nil || m[1] != n {
+			t.Fatalf("%s: exit status %d, want 0 and tick %s's checksum:\nstdout: %s\nstderr: %s", p.name, code, n, out, errOut)
+		}
+		sums[p.name] = m[2]
+		t.Logf("%s: %s", p.name, m[0])
+	}
+	if proxy != nil {
+		if err := proxy.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		proxy.wait(within)
+		out, _ := proxy.output()
+		t.Logf("netsim:\n%s", out)
+	}
+	if sums[a.name] != sums[b.name] {
+		t.Fatalf("tick %d: checksum %s at the listener, %s at the other peer", ticks, sums[a.name], sums[b.name])
+	}
+
+	for _, rec := range []string{recA, recB} {
+		checkRecorded(t, rec, uint64(ticks), sums[a.name])
+		ctx, cancel := context.WithTimeout(context.Background(), within)
+		out, err := exec.CommandContext(ctx, bins.duel, "-replay", rec).CombinedOutput()
+		cancel()
+		if err != nil || !regexp.MustCompile(`(?m)^replay: \d+ ticks, matched \(`).Match(out) {
+			t.Fatalf("duel -replay %s: %v, output %s; want exit 0 and matched", filepath.Base(rec), err, out)
+		}
+		t.Logf("duel -replay %s: %s", filepath.Base(rec), out)
+	}
+}
+
+// checkRecorded checks that the recording at path holds every tick up to ticks, with sum
+// (hexadecimal) as the checksum of the last.
+func checkRecorded(t *testing.T, path string, ticks uint64, sum string) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rec, err := replay.Decode(f)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	if rec.Ticks < ticks || !rec.Complete {
+		t.Fatalf("%s: %d ticks, complete %v; want at least %d, complete", filepath.Base(path), rec.Ticks, rec.Complete, ticks)
+	}
+	for _, c := range rec.Checksums {
+		if c.Tick == ticks {
+			if got := fmt.Sprintf("%016x", c.Sum); got != sum {
+				t.Fatalf("%s: tick %d's checksum is %s, the peers printed %s", filepath.Base(path), ticks, got, sum)
+			}
+			return
+		}
+	}
+	t.Fatalf("%s: no checksum recorded for tick %d", filepath.Base(path), ticks)
+}
+
+// Two peers over loopback UDP: the same checksum for the tick, and recordings that replay.
+func TestHeadlessOverUDP(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plays a game of 10 seconds or more")
+	}
+	t.Parallel()
+	playPair(t, "", testTicks(t))
+}
+
+// The same through netsim's poor network: 100 ms ± 50 ms each way, 5% of packets lost.
+func TestHeadlessThroughNetsimPoor(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plays a game of 10 seconds or more")
+	}
+	t.Parallel()
+	playPair(t, "poor", testTicks(t))
+}
