@@ -60,7 +60,8 @@ type Loop struct {
 	// shared is the clock when it is a SharedClock, which the loop waits on with an entry of
 	// its own (see waitLoop).
 	shared      loopWaiter
-	sharedEntry waitEntry
+	sharedEntry *waitEntry // &ownEntry, unless the waiter held it when a wait ended early
+	ownEntry    waitEntry
 	frames      frameGrid
 
 	// The events, reused: an event is valid until the next one.
@@ -144,6 +145,7 @@ func New(cfg Config) (*Loop, error) {
 		l.warmer, l.warm = w, l.warmUp
 	}
 	l.shared, _ = l.clock.(loopWaiter)
+	l.sharedEntry = &l.ownEntry
 	l.headless = l.win == nil
 	l.noFrames = cfg.NoFrames
 	l.frames.fps = int64(cfg.MaxFPS)
@@ -323,7 +325,12 @@ func (l *Loop) next(ctx context.Context) Event {
 			l.state = stBegin
 			if l.shared != nil && !l.lazy {
 				// It checks the time itself.
-				l.shared.waitLoop(&l.sharedEntry, l.deadline, l.wake)
+				if l.shared.waitLoop(l.sharedEntry, l.deadline, l.wake) {
+					// Woken (cancelled, a control change) while the clock's waiter held the
+					// entry to fire it, busy with others before it: the loop does not wait
+					// for the waiter, and waits with another entry from now on.
+					l.sharedEntry = new(waitEntry)
+				}
 				l.prefetch()
 				continue
 			}
@@ -368,7 +375,7 @@ const loopHotBytes = unsafe.Offsetof(Loop{}.cfg)
 // loopWaiter is a clock that a Loop waits on with an entry of its own: a SharedClock, or a
 // type that embeds one.
 type loopWaiter interface {
-	waitLoop(e *waitEntry, deadline time.Duration, wake chan struct{})
+	waitLoop(e *waitEntry, deadline time.Duration, wake chan struct{}) (held bool)
 }
 
 // warmWaiter is a clock that can call a function while it spins the last stretch before a

@@ -203,7 +203,6 @@ func (c *SharedClock) WaitUntil(deadline time.Duration, wake <-chan struct{}) {
 		return
 	}
 	e := c.entries.Get().(*waitEntry)
-	defer c.entries.Put(e)
 	e.deadline = deadline
 	if !c.add(e) {
 		// Closed: no waiter any more.
@@ -213,17 +212,28 @@ func (c *SharedClock) WaitUntil(deadline time.Duration, wake <-chan struct{}) {
 		case <-wake:
 			e.timer.Stop()
 		}
+		c.entries.Put(e)
 		return
 	}
 	select {
 	case <-e.ready:
+		c.entries.Put(e)
 		if c.Now() < deadline {
 			// Released by Close: wait for the rest on a timer.
 			c.WaitUntil(deadline, wake)
 		}
 	case <-wake:
-		if !c.remove(e) {
-			<-e.ready // fired as wake came: take the token, so that the entry is clean
+		if c.remove(e) {
+			c.entries.Put(e)
+			return
+		}
+		select {
+		case <-e.ready: // fired as wake came: the entry is clean
+			c.entries.Put(e)
+		default:
+			// Taken out by the waiter, which has not fired it yet (it may be running a slow
+			// match of a pool first): WaitUntil does not wait for it, and leaves the entry
+			// to it, whose token fills the entry's channel for nobody.
 		}
 	}
 }
@@ -233,16 +243,22 @@ func (c *SharedClock) WaitUntil(deadline time.Duration, wake <-chan struct{}) {
 // on one channel. It may return before the deadline without a value sent on wake (the caller
 // checks the time again); a value sent on wake while it returns may be consumed, as the caller
 // looks at what a wake-up asks for (control changes, cancellation) after every wait.
-func (c *SharedClock) waitLoop(e *waitEntry, deadline time.Duration, wake chan struct{}) {
+//
+// It reports whether the waiter still holds e when it returns: woken early while the waiter
+// had taken e out of the queue to fire it, and had not yet (it may be running a slow match of
+// a pool before it), it returns at once rather than wait for the waiter. The caller must then
+// wait with another entry: the waiter fires e later, and its value on wake ends a later wait
+// early.
+func (c *SharedClock) waitLoop(e *waitEntry, deadline time.Duration, wake chan struct{}) (held bool) {
 	if deadline == never || c.Now() >= deadline {
 		c.WaitUntil(deadline, wake)
-		return
+		return false
 	}
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
 		c.WaitUntil(deadline, wake)
-		return
+		return false
 	}
 	e.deadline, e.wake = deadline, wake
 	e.fired.Store(false)
@@ -255,11 +271,10 @@ func (c *SharedClock) waitLoop(e *waitEntry, deadline time.Duration, wake chan s
 	<-wake
 	if !e.fired.Load() {
 		if c.remove(e) {
-			return // woken before the deadline
+			return false // woken before the deadline
 		}
-		// Taken out by the waiter, which is about to mark it.
-		for !e.fired.Load() {
-			runtime.Gosched()
+		if !e.fired.Load() {
+			return true // taken out by the waiter, which has not fired it yet
 		}
 	}
 	// The waiter's value may have come after the one received: take it, so that the next wait
@@ -269,6 +284,7 @@ func (c *SharedClock) waitLoop(e *waitEntry, deadline time.Duration, wake chan s
 	case <-wake:
 	default:
 	}
+	return false
 }
 
 // add puts e in the queue and wakes the waiter if e comes before what it sleeps for. It reports

@@ -272,7 +272,7 @@ func testSharedClockLoops(t *testing.T, opts *SharedClockOptions) {
 func TestSharedClockWaitLoop(t *testing.T) {
 	c := NewSharedClock(nil)
 	defer c.Close()
-	var e waitEntry
+	e := new(waitEntry)
 	wake := make(chan struct{}, 1)
 	heapLen := func() int {
 		c.mu.Lock()
@@ -281,7 +281,7 @@ func TestSharedClockWaitLoop(t *testing.T) {
 	}
 
 	deadline := c.Now() + 2*time.Millisecond
-	c.waitLoop(&e, deadline, wake)
+	c.waitLoop(e, deadline, wake)
 	if now := c.Now(); now < deadline {
 		t.Errorf("the wait ended %v before its deadline", deadline-now)
 	}
@@ -290,7 +290,7 @@ func TestSharedClockWaitLoop(t *testing.T) {
 	}
 
 	wake <- struct{}{}
-	c.waitLoop(&e, c.Now()+time.Hour, wake)
+	c.waitLoop(e, c.Now()+time.Hour, wake)
 	if n := heapLen(); n != 0 {
 		t.Errorf("after a wake-up the heap holds %d entries", n)
 	}
@@ -306,7 +306,9 @@ func TestSharedClockWaitLoop(t *testing.T) {
 			default:
 			}
 		}()
-		c.waitLoop(&e, deadline, wake)
+		if c.waitLoop(e, deadline, wake) {
+			e = new(waitEntry) // the waiter still holds the old one
+		}
 		time.Sleep(300 * time.Microsecond) // the wake-up has been sent, if it was to be
 		select {
 		case <-wake: // the sender's, if it came after the wait ended
