@@ -225,3 +225,56 @@ func TestPeerKilledOfFour(t *testing.T) {
 		t.Logf("seed %d: player 3's input ends after ticks %v", seed, last)
 	}
 }
+
+// TestTimeSync: peers started 500 ms apart, or with one clock 0.5% fast, or both, converge
+// and stay within two ticks of each other; the fast one runs its loop a little slower, at the
+// rate of the slow one.
+func TestTimeSync(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		start []time.Duration
+		ppm   []int64
+	}{
+		{"500ms apart", []time.Duration{0, 500 * time.Millisecond}, nil},
+		{"0.5% fast", nil, []int64{0, 5000}},
+		{"0.5% slow", nil, []int64{0, -5000}},
+		{"both", []time.Duration{500 * time.Millisecond, 0}, []int64{5000}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sm := newSim(t, simConfig{players: 2, ticks: 60 * 60, seed: 13, start: tc.start, ppm: tc.ppm})
+			var scales [2]float64
+			var n int
+			sm.cfg.at = func(now time.Duration, sm *sim) {
+				if sm.running != 0 && now > sm.running+time.Second {
+					for h, p := range sm.peers {
+						scales[h] += p.s.TimeScale()
+					}
+					n++
+				}
+			}
+			sm.run()
+			sm.check()
+			med, mx, _, _ := sm.figures()
+			t.Logf("ticks apart: median %d, max %d; mean time scale %.4f and %.4f; estimates %.2f and %.2f",
+				med, mx, scales[0]/float64(n), scales[1]/float64(n), sm.peers[0].s.PeerStats(1).TicksAhead, sm.peers[1].s.PeerStats(0).TicksAhead)
+			if mx > 2 {
+				t.Errorf("the peers' ticks were up to %d apart", mx)
+			}
+			// Each peer's loop runs, on average, at the rate of the slowest clock: the time
+			// scale of peer h is that rate over its own.
+			rate := func(h int) float64 {
+				if h < len(tc.ppm) {
+					return 1 + float64(tc.ppm[h])/1e6
+				}
+				return 1
+			}
+			slowest := min(rate(0), rate(1))
+			for h := range sm.peers {
+				want, got := slowest/rate(h), scales[h]/float64(n)
+				if got > want+0.001 || got < want-0.002 {
+					t.Errorf("peer %d: mean time scale %.4f, want about %.4f", h, got, want)
+				}
+			}
+		})
+	}
+}
