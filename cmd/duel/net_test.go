@@ -88,7 +88,16 @@ func (w lockedWriter) Write(p []byte) (int, error) {
 // exited by then.
 func start(t *testing.T, name, bin string, args ...string) *process {
 	t.Helper()
+	return startEnv(t, nil, name, bin, args...)
+}
+
+// startEnv is start with variables (as "NAME=value") added to the process's environment.
+func startEnv(t *testing.T, env []string, name, bin string, args ...string) *process {
+	t.Helper()
 	p := &process{t: t, name: name, cmd: exec.Command(bin, args...), done: make(chan struct{})}
+	if env != nil {
+		p.cmd.Env = append(os.Environ(), env...)
+	}
 	p.cmd.Stdout = lockedWriter{&p.mu, &p.stdout}
 	p.cmd.Stderr = lockedWriter{&p.mu, &p.stderr}
 	if err := p.cmd.Start(); err != nil {

@@ -1,0 +1,182 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gameloop-go/gameloop/replay"
+)
+
+// Bad flags are refused before anything starts, with exit status 2 and one line that names
+// the flag; -h prints the flags and exits 0.
+func TestFlags(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string // in the one line printed
+	}{
+		{nil, "give -listen ADDR or -connect ADDR"},
+		{[]string{"-listen", ":0", "-connect", "127.0.0.1:1"}, "one of them"},
+		{[]string{"-listen", ":0", "-delay", "31"}, "-delay 31: must be 0 to 30"},
+		{[]string{"-listen", ":0", "-delay", "-1"}, "-delay -1"},
+		{[]string{"-listen", ":0", "-window", "61"}, "-window 61"},
+		{[]string{"-listen", ":0", "-headless"}, "-headless needs -ticks"},
+		{[]string{"-headless", "-ticks", "5", "-synctest"}, "-headless plays over the network"},
+		{[]string{"-synctest", "-ticks", "99999999999"}, "-ticks 99999999999: at most"},
+		{[]string{"-replay", "x.rec", "-record", "y.rec"}, "-record records a game played over the network"},
+		{[]string{"-listen", ":0", "-bot", "x"}, `invalid value "x" for flag -bot`},
+		{[]string{"-nosuchflag"}, "flag provided but not defined: -nosuchflag"},
+		{[]string{"-listen", ":0", "extra"}, "unexpected arguments"},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := realMain(tt.args, &stdout, &stderr)
+		if code != exitUsage || !strings.Contains(stderr.String(), tt.want) || stdout.Len() > 0 {
+			t.Errorf("duel %q: exit status %d, stdout %q, stderr %q; want %d and %q", tt.args, code, stdout.String(), stderr.String(), exitUsage, tt.want)
+		}
+		// One message: the flag package's own errors come with the usage, the others alone.
+		if !strings.Contains(tt.want, "flag") && strings.Count(stderr.String(), "\n") != 1 {
+			t.Errorf("duel %q: %d lines on stderr, want one: %q", tt.args, strings.Count(stderr.String(), "\n"), stderr.String())
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	if code := realMain([]string{"-h"}, &stdout, &stderr); code != 0 || !strings.Contains(stderr.String(), "-listen address") {
+		t.Errorf("duel -h: exit status %d, stderr %q; want 0 and the flags", code, stderr.String())
+	}
+}
+
+// The game passes netplay's sync test: every tick played again two ticks later from a loaded
+// state gives the same checksum, with and without an input delay.
+func TestSyncTest(t *testing.T) {
+	for _, args := range [][]string{
+		{"-synctest"},
+		{"-synctest", "-ticks", "3000", "-delay", "0", "-bot", "7", "-seed", "3"},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := realMain(args, &stdout, &stderr); code != 0 || !strings.HasPrefix(stdout.String(), "synctest: ") {
+			t.Errorf("duel %q: exit status %d, stdout %q, stderr %q", args, code, stdout.String(), stderr.String())
+		}
+		t.Logf("duel %s: %s", strings.Join(args, " "), stdout.String())
+	}
+}
+
+// A recording whose checksum of one tick was changed replays to a mismatch at that tick: exit
+// status 1 and the tick named. Recordings of other games, or damaged ones, are refused.
+func TestReplayMismatch(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plays a game of 2 seconds")
+	}
+	dir := t.TempDir()
+	rec := playShort(t, dir, "1", "1")
+	data, err := os.ReadFile(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	decoded, err := replay.Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const tick = 77
+	for i := range decoded.Checksums {
+		if decoded.Checksums[i].Tick == tick {
+			decoded.Checksums[i].Sum ^= 1
+		}
+	}
+	tampered := filepath.Join(dir, "tampered.rec")
+	var buf bytes.Buffer
+	if err := decoded.Encode(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(tampered, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	notDuel := filepath.Join(dir, "bounce.rec")
+	decoded.Name, decoded.Meta = "bounce", []byte("bounce-start/1 seed=1")
+	buf.Reset()
+	if err := decoded.Encode(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(notDuel, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(dir, "cut.rec")
+	if err := os.WriteFile(cut, data[:len(data)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ path, want string }{
+		{tampered, `MISMATCH at tick 77 of \d+`},
+		{notDuel, `not a recording of duel`},
+		{cut, `cut short`},
+		{filepath.Join(dir, "missing.rec"), `no such file`},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := realMain([]string{"-replay", tt.path}, &stdout, &stderr)
+		if out := stdout.String() + stderr.String(); code != exitError || !regexp.MustCompile(tt.want).MatchString(out) {
+			t.Errorf("duel -replay %s: exit status %d, output %q; want %d and %q", filepath.Base(tt.path), code, out, exitError, tt.want)
+		}
+	}
+}
+
+// playShort plays a headless game of 120 ticks between two peers over loopback UDP, the
+// listener's game seeded with seedA and the other's with seedB, and returns the listener's
+// recording.
+func playShort(t *testing.T, dir, seedA, seedB string) string {
+	t.Helper()
+	recA := filepath.Join(dir, "a.rec")
+	a := start(t, "duel -listen", bins.duel, "-listen", "127.0.0.1:0", "-headless", "-ticks", "120", "-bot", "1", "-seed", seedA, "-record", recA)
+	addr := a.waitFor(waitingRE, true, time.Minute)
+	b := start(t, "duel -connect", bins.duel, "-connect", addr, "-headless", "-ticks", "120", "-bot", "2", "-seed", seedB)
+	for _, p := range []*process{a, b} {
+		p.wait(time.Minute)
+	}
+	return recA
+}
+
+// Two peers whose games differ (a different seed each: a planted desync) both report the first
+// confirmed tick whose checksums differ, with both checksums, exit 1, and keep recordings that
+// replay matched, each to the checksum it reported as its own.
+func TestDesyncReported(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plays a game of 2 seconds")
+	}
+	dir := t.TempDir()
+	recA := filepath.Join(dir, "a.rec")
+	a := start(t, "duel -listen", bins.duel, "-listen", "127.0.0.1:0", "-headless", "-ticks", "120", "-bot", "1", "-seed", "1", "-record", recA)
+	addr := a.waitFor(waitingRE, true, time.Minute)
+	b := startEnv(t, []string{"TMPDIR=" + dir}, "duel -connect", bins.duel, "-connect", addr, "-headless", "-ticks", "120", "-bot", "2", "-seed", "2")
+	desyncRE := regexp.MustCompile(`desync at tick (\d+): checksum 0x([0-9a-f]{16}) here, 0x([0-9a-f]{16}) there`)
+	keptRE := regexp.MustCompile(`recorded in (\S+):`)
+	type report struct{ tick, here, there, rec string }
+	var reports []report
+	for _, p := range []*process{a, b} {
+		code := p.wait(time.Minute)
+		_, errOut := p.output()
+		m, kept := desyncRE.FindStringSubmatch(errOut), keptRE.FindStringSubmatch(errOut)
+		if code != exitError || m == nil || kept == nil {
+			t.Fatalf("%s: exit status %d, stderr %q; want %d, the desync and the recording kept", p.name, code, errOut, exitError)
+		}
+		reports = append(reports, report{m[1], m[2], m[3], kept[1]})
+		t.Logf("%s: %s", p.name, strings.TrimSpace(errOut))
+	}
+	ra, rb := reports[0], reports[1]
+	if ra.tick != "60" || rb.tick != "60" || ra.here != rb.there || ra.there != rb.here {
+		t.Fatalf("the peers report %+v and %+v: want tick 60 (the first compared), each one's checksum the other's 'there'", ra, rb)
+	}
+	if ra.rec != recA || filepath.Dir(rb.rec) != dir {
+		t.Errorf("recordings kept in %s and %s: want -record's, and one in TMPDIR %s", ra.rec, rb.rec, dir)
+	}
+	for _, r := range reports {
+		checkRecorded(t, r.rec, 60, r.here)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		out, err := exec.CommandContext(ctx, bins.duel, "-replay", r.rec).CombinedOutput()
+		cancel()
+		if err != nil || !strings.Contains(string(out), " matched (") {
+			t.Errorf("duel -replay %s: %v, %s; want matched", r.rec, err, out)
+		}
+	}
+}
