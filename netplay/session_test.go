@@ -278,3 +278,27 @@ func TestTimeSync(t *testing.T) {
 		})
 	}
 }
+
+// TestSoakSettings plays two minutes between two peers under the slower presets with several
+// input delays and prediction windows, and prints, with -v, what each costs: the share of
+// the loop's ticks skipped (stalls at the window), and how deep the rollbacks went.
+func TestSoakSettings(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a table of figures")
+	}
+	t.Logf("%-17s %5s %6s %8s %8s %8s", "preset", "delay", "window", "skipped", "rollback", "")
+	t.Logf("%-17s %5s %6s %8s %8s %8s", "", "", "", "", "median", "p99")
+	for _, preset := range []string{"poor", "mobile", "intercontinental", "terrible"} {
+		for _, set := range [][2]int{{0, 8}, {2, 8}, {4, 8}, {2, 12}, {8, 12}} {
+			sm := newSim(t, simConfig{players: 2, ticks: 2 * 60 * 60, preset: preset, seed: 42, delay: set[0], window: set[1]})
+			sm.run()
+			sm.check()
+			_, _, dmed, dp99 := sm.figures()
+			var skipped float64
+			for _, p := range sm.peers {
+				skipped += float64(p.s.Stats().Skipped) / float64(sm.cfg.ticks) / 2
+			}
+			t.Logf("%-17s %5d %6d %7.1f%% %8d %8d", preset, set[0], set[1], 100*skipped, dmed, dp99)
+		}
+	}
+}
