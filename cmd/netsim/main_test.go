@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -14,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -210,7 +213,7 @@ func TestForwardsBothWaysForTwoClients(t *testing.T) {
 	if up != want || down != want {
 		t.Errorf("summary up %+v, down %+v; want %+v each way\n%s", up, down, want, out)
 	}
-	if !strings.Contains(out, "2 clients") {
+	if !strings.Contains(out, "clients: 2") {
 		t.Errorf("the summary does not count 2 clients:\n%s", out)
 	}
 }
@@ -375,8 +378,8 @@ func TestFlags(t *testing.T) {
 	}
 }
 
-// TestExitCodes runs the real main: -h exits 0, a bad flag exits 2 with one line, a socket that
-// cannot be opened exits 1.
+// TestExitCodes runs the real main: -h exits 0, a bad flag exits 2 with one line, SIGTERM ends
+// a run with its summary and exit 0, a socket that cannot be opened exits 1.
 func TestExitCodes(t *testing.T) {
 	for _, tc := range []struct {
 		args  []string
@@ -404,13 +407,34 @@ func TestExitCodes(t *testing.T) {
 			t.Errorf("netsim %v: exit %d with %d lines on stderr, want %d with %d:\n%s", tc.args, code, lines, tc.code, tc.lines, stderr.String())
 		}
 	}
+	// SIGTERM ends a run with its summary, and exit 0.
+	cmd := exec.Command(os.Args[0], "-listen", "127.0.0.1:0", "-to", "127.0.0.1:1")
+	cmd.Env = append(os.Environ(), "NETSIM_RUN_MAIN=1")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	first, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil || !strings.HasPrefix(first, "netsim: forwarding") {
+		t.Fatalf("first line %q, %v", first, err)
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	rest, _ := io.ReadAll(stdout)
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("netsim after SIGTERM: %v", err)
+	}
+	parseSummary(t, string(rest))
+
 	// A port in use exits 1.
 	busy, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer busy.Close()
-	cmd := exec.Command(os.Args[0], "-listen", busy.LocalAddr().String(), "-to", "127.0.0.1:1")
+	cmd = exec.Command(os.Args[0], "-listen", busy.LocalAddr().String(), "-to", "127.0.0.1:1")
 	cmd.Env = append(os.Environ(), "NETSIM_RUN_MAIN=1")
 	out, err := cmd.CombinedOutput()
 	var exit *exec.ExitError

@@ -269,7 +269,7 @@ func (p *proxy) counts() (up, down, refused int64) {
 func (p *proxy) summary(w io.Writer) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	fmt.Fprintf(w, "netsim: ran %v, %d clients", p.ran.Round(time.Millisecond), len(p.clients))
+	fmt.Fprintf(w, "netsim: ran %v; clients: %d", p.ran.Round(time.Millisecond), len(p.clients))
 	if p.refused > 0 {
 		fmt.Fprintf(w, ", %d packets refused from clients past -max-clients", p.refused)
 	}
