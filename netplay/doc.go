@@ -58,9 +58,11 @@
 // inputs, every one not yet acknowledged in each packet (compressed against the last
 // acknowledged input), until the other acknowledges them; quality reports (round trip, ticks
 // ahead) and keep-alives every 200 ms; and, every DesyncInterval confirmed ticks, a checksum.
-// A peer heard from for DisconnectNotice raises EventInterrupted, and EventResumed when it is
-// heard again; after DisconnectTimeout it is disconnected (EventDisconnected), and the game goes
-// on with that player's input marked Disconnected, or ends, as Config.EndOnDisconnect says.
+// A peer unheard for DisconnectNotice raises EventInterrupted, and EventResumed when it is
+// heard again; unheard for DisconnectTimeout it is disconnected (EventDisconnected), and the
+// game goes on with that player's input marked Disconnected from the last tick of it any peer
+// received (the peers agree on it through their reports), or ends, as Config.EndOnDisconnect
+// says.
 // Packets from an address that is not a peer, malformed packets and inputs for a handle that is
 // not the sender's are dropped and counted (Stats). Everything is driven by the time the caller
 // passes in (Poll, Advance): a session reads no clock, so tests run minutes of play on
@@ -73,4 +75,9 @@
 // care with floats (see docs/netplay.md). A SyncTest session, which needs no network, rolls back
 // every tick and compares checksums, so that a game's hidden non-determinism is caught at the
 // tick it happens, before it becomes a desync between two machines.
+//
+// A desync that happens anyway is reported (EventDesync) with the tick and both checksums; with
+// Config.Record each peer writes a recording of its confirmed inputs and checksums (package
+// replay), which ReplayGame plays back to find the first tick where two peers, or two builds,
+// went apart.
 package netplay

@@ -302,3 +302,24 @@ func TestSoakSettings(t *testing.T) {
 		}
 	}
 }
+
+// TestLockstep: with Lockstep, no tick runs before every input for it has arrived: nothing is
+// ever predicted or rolled back, and the peers stay in sync.
+func TestLockstep(t *testing.T) {
+	sm := newSim(t, simConfig{players: 3, ticks: 1200, preset: "mobile", seed: 23, delay: 2,
+		configure: func(h int, cfg *Config[testInput]) { cfg.Lockstep = true }})
+	sm.run()
+	sm.check()
+	for _, p := range sm.peers {
+		st := p.s.Stats()
+		if st.Rollbacks != 0 || p.s.Slots() != 2 {
+			t.Errorf("%s: %d rollbacks, %d slots", p.name, st.Rollbacks, p.s.Slots())
+		}
+		for i, in := range p.g.log[:int(p.s.Tick())*3] {
+			if in.Status != Confirmed {
+				t.Fatalf("%s: tick %d ran with %v", p.name, i/3+1, in)
+			}
+		}
+		t.Logf("%s: %d ticks, %d skipped", p.name, st.Tick, st.Skipped)
+	}
+}
