@@ -685,8 +685,11 @@ func (s *Session[I]) handle(pr *peer, m *wire.Message) bool {
 		s.send(pr, &s.out)
 		return true
 	case wire.KindSyncReply:
-		if pr.session != 0 && m.Session != pr.theirNonce || pr.syncDone >= syncRoundTrips || m.Nonce == 0 {
+		if pr.session != 0 && m.Session != pr.theirNonce || m.Nonce == 0 {
 			return false
+		}
+		if pr.syncDone >= syncRoundTrips {
+			return true // a late reply to a request sent again
 		}
 		// A reply to any request still unanswered: on a link whose round trip is longer
 		// than the retry, the reply to a request comes after the next is sent.
@@ -717,6 +720,11 @@ func (s *Session[I]) handle(pr *peer, m *wire.Message) bool {
 				s.event(Event{Kind: EventRunning})
 			}
 		}
+		return true
+	}
+	if pr.session == 0 && pr.theirNonce != 0 && m.Session == wire.SessionID(pr.nonce, pr.theirNonce) {
+		// The peer has finished its handshake before this one: what it sends is sent
+		// again once this one has too.
 		return true
 	}
 	if pr.session == 0 || m.Session != pr.session || pr.state == peerGone {
@@ -798,6 +806,9 @@ func (s *Session[I]) handleInput(pr *peer, m *wire.Message) bool {
 		return true
 	}
 	start := uint64(m.StartTick)
+	if start == 0 {
+		return false // ticks count from 1: tick 0 has no input
+	}
 	end := start + uint64(m.Count) - 1
 	if end > pr.newest {
 		pr.newest, pr.newestAt = end, s.now

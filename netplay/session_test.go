@@ -49,6 +49,11 @@ func TestSoak(t *testing.T) {
 			ways := float64(players - 1)
 			t.Logf("%-8d %-17s %6d %6d %7d %7d %9.0f %9.1f %8d", players, preset, med, mx, dmed, dp99,
 				float64(st.BytesSent)/secs/ways, float64(st.PacketsSent)/secs/ways, st.Skipped)
+			for _, p := range sm.peers {
+				if st := p.s.Stats(); st.Dropped != 0 || st.SendErrors != 0 {
+					t.Errorf("%d players, %s: %s dropped %d packets and failed to send %d", players, preset, p.name, st.Dropped, st.SendErrors)
+				}
+			}
 			if mx > 2 && preset == "none" {
 				t.Errorf("%d players, %s: the peers' ticks were up to %d apart", players, preset, mx)
 			}
