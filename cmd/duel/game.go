@@ -72,8 +72,9 @@ func (g *game) saved(tick uint64) (uint64, bool) {
 }
 
 // keyHolder turns the terminal's key presses into a paddle held up or down. A terminal reports
-// no key releases, only presses and the keyboard's repeats of a key held down, so a press
-// moves the paddle for holdTicks ticks, and the repeats of a held key keep it moving.
+// no key releases, only presses and the keyboard's repeats of a key held down, so each press
+// moves the paddle one cell (holdTicks ticks), presses in a row add up (up to the whole
+// column), and the repeats of a held key keep it moving. A press the other way starts over.
 type keyHolder struct {
 	dir  duel.Input
 	left int // ticks the direction is still held
@@ -82,14 +83,24 @@ type keyHolder struct {
 // holdTicks is how long a key press holds the paddle's direction: one cell at its speed.
 const holdTicks = duel.Unit / duel.PaddleSpeed
 
+// maxHold is the most ticks presses in a row hold a direction: the paddle's whole column.
+const maxHold = holdTicks * duel.Height
+
 // press notes a key press.
 func (k *keyHolder) press(in *gameloop.Input) {
+	var dir duel.Input
 	switch in.Key {
 	case gameloop.KeyUp, gameloop.KeyW, gameloop.KeyK:
-		k.dir, k.left = duel.Up, holdTicks
+		dir = duel.Up
 	case gameloop.KeyDown, gameloop.KeyS, gameloop.KeyJ:
-		k.dir, k.left = duel.Down, holdTicks
+		dir = duel.Down
+	default:
+		return
 	}
+	if dir != k.dir {
+		k.dir, k.left = dir, 0
+	}
+	k.left = min(k.left+holdTicks, maxHold)
 }
 
 // input returns the direction held for this tick.

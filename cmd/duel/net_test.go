@@ -34,7 +34,11 @@ func TestMain(m *testing.M) {
 	}
 	bins.duel, bins.netsim = filepath.Join(dir, "duel"), filepath.Join(dir, "netsim")
 	for bin, pkg := range map[string]string{bins.duel: ".", bins.netsim: "../netsim"} {
-		if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
+		args := []string{"build", "-o", bin, pkg}
+		if raceEnabled {
+			args = append(args[:1], append([]string{"-race"}, args[1:]...)...)
+		}
+		if out, err := exec.Command("go", args...).CombinedOutput(); err != nil {
 			fmt.Fprintf(os.Stderr, "building %s: %v\n%s", pkg, err, out)
 			os.RemoveAll(dir)
 			os.Exit(1)

@@ -1,0 +1,216 @@
+package main
+
+// The terminal test: two duels in two tmux sessions, the second connected to the first through
+// netsim's poor network, keys typed in both, and both screens read back with capture-pane. It
+// polls the screens until what it waits for shows up; the timeouts only bound how long a
+// failing test takes.
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gameloop-go/gameloop/internal/duel"
+)
+
+// screenTimeout bounds every wait for a screen to show something.
+const screenTimeout = time.Minute
+
+func TestTerminalsThroughNetsim(t *testing.T) {
+	tmux, err := exec.LookPath("tmux")
+	if err != nil {
+		if os.Getenv("GAMELOOP_REQUIRE_ALL") == "1" {
+			t.Fatal("tmux is not installed (scripts/packages/term.txt lists it), and GAMELOOP_REQUIRE_ALL=1")
+		}
+		t.Skip("tmux is not installed: skipping the terminal test")
+	}
+	if testing.Short() {
+		t.Skip("plays in two terminals")
+	}
+	dir := t.TempDir()
+	tm := &tmuxServer{t: t, bin: tmux, socket: filepath.Join(dir, "tmux.sock")}
+	t.Cleanup(func() { _ = exec.Command(tm.bin, "-S", tm.socket, "kill-server").Run() })
+
+	left := tm.session("duel-left", "-listen", "127.0.0.1:0")
+	addr := regexp.MustCompile(`waiting for the other player on (\S+)`).FindStringSubmatch(
+		left.waitFor("the listener to wait", func(s screen) bool { return strings.Contains(s.String(), "waiting for the other player on ") }).String())[1]
+	proxy := start(t, "netsim", bins.netsim, "-listen", "127.0.0.1:0", "-to", addr, "-preset", "poor", "-seed", "3")
+	addr = proxy.waitFor(forwardingRE, false, screenTimeout)
+	right := tm.session("duel-right", "-connect", addr)
+	for _, p := range []*pane{left, right} {
+		p.waitFor("the game to start", func(s screen) bool {
+			return len(s) == duel.ViewHeight && strings.HasPrefix(s[0], "┌─ duel ") && strings.HasPrefix(s[len(s)-2], "playing: ")
+		})
+	}
+
+	// Each player moves their own paddle to the end of its column: the left one up with w,
+	// the right one down with the arrow key. Each press moves a paddle one cell.
+	middle := (duel.Height - duel.PaddleHeight) / 2
+	for range middle + 4 {
+		left.sendKeys("-l", "w")
+		right.sendKeys("Down")
+	}
+	var moved int // a tick by which both screens showed both paddles moved
+	for _, p := range []*pane{left, right} {
+		s := p.waitFor("both paddles at their ends, on both screens", func(s screen) bool {
+			return s.paddleTop(0) == 0 && s.paddleTop(1) == duel.Height-duel.PaddleHeight
+		})
+		m := tickRE.FindStringSubmatch(s.status())
+		if m == nil {
+			t.Fatalf("%s: no tick on the status line %q", p.name, s.status())
+		}
+		moved = max(moved, atoi(m[1]))
+	}
+
+	// Both show the same checksum for the same confirmed tick, one after the paddles moved:
+	// the screens are read in turn until a tick seen on one has been seen on the other.
+	seen := [2]map[string]string{{}, {}}
+	deadline := time.Now().Add(screenTimeout)
+	common := ""
+	for common == "" {
+		for i, p := range []*pane{left, right} {
+			if m := syncRE.FindStringSubmatch(p.capture().status()); m != nil && atoi(m[1]) >= moved {
+				seen[i][m[1]] = m[2]
+				if _, ok := seen[1-i][m[1]]; ok {
+					common = m[1]
+				}
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no confirmed tick shown on both screens: left %v, right %v", seen[0], seen[1])
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if seen[0][common] != seen[1][common] {
+		t.Fatalf("tick %s: checksum %s on the left screen, %s on the right", common, seen[0][common], seen[1][common])
+	}
+	t.Logf("paddles moved on both screens by tick %d; tick %s: checksum %s on both screens; left: %q, right: %q", moved, common, seen[0][common], left.capture().status(), right.capture().status())
+
+	left.sendKeys("-l", "q")
+	left.waitExit(0)
+	right.waitFor("the left player gone", func(s screen) bool { return strings.Contains(s.String(), "the other player left") })
+	right.sendKeys("Escape")
+	right.waitExit(0)
+}
+
+var (
+	syncRE = regexp.MustCompile(` sync (\d+) ([0-9a-f]{16})$`)
+	tickRE = regexp.MustCompile(` tick (\d+)`)
+)
+
+func atoi(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
+}
+
+// tmuxServer is a tmux server of the test's own.
+type tmuxServer struct {
+	t      *testing.T
+	bin    string
+	socket string
+}
+
+func (tm *tmuxServer) run(args ...string) string {
+	tm.t.Helper()
+	out, err := exec.Command(tm.bin, append([]string{"-S", tm.socket, "-f", "/dev/null"}, args...)...).CombinedOutput()
+	if err != nil {
+		tm.t.Fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// pane is an 80x24 tmux session whose shell runs duel, then prints its exit status as EXIT=n.
+type pane struct {
+	tm   *tmuxServer
+	name string
+}
+
+func (tm *tmuxServer) session(name string, args ...string) *pane {
+	tm.t.Helper()
+	p := &pane{tm: tm, name: name}
+	tm.run("new-session", "-d", "-x", "80", "-y", "24", "-s", name, "env", "PS1=$ ", "sh")
+	// The quotes keep EXIT= in the echoed command line from matching.
+	p.sendKeys("-l", fmt.Sprintf(`%s %s; echo EXIT"="$?`, bins.duel, strings.Join(args, " ")))
+	p.sendKeys("Enter")
+	return p
+}
+
+// target names the pane's session exactly, not as a prefix or a pattern.
+func (p *pane) target() string { return "=" + p.name + ":" }
+
+func (p *pane) sendKeys(keys ...string) {
+	p.tm.t.Helper()
+	p.tm.run(append([]string{"send-keys", "-t", p.target()}, keys...)...)
+}
+
+// screen is a capture of a pane, one string a row, trailing blanks removed.
+type screen []string
+
+func (p *pane) capture() screen {
+	p.tm.t.Helper()
+	out := p.tm.run("capture-pane", "-p", "-t", p.target())
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return lines
+}
+
+func (s screen) String() string { return strings.Join(s, "\n") }
+
+// status returns the status line: the last row that is not blank.
+func (s screen) status() string {
+	for i := len(s) - 1; i >= 0; i-- {
+		if s[i] != "" {
+			return s[i]
+		}
+	}
+	return ""
+}
+
+// paddleTop returns the first row of the field (from 0) where player's paddle is drawn, or -1.
+func (s screen) paddleTop(player int) int {
+	column := 2 // the border, then the left paddle's column
+	if player == 1 {
+		column = duel.ViewWidth - 3
+	}
+	for y := 1; y <= duel.Height && y < len(s); y++ {
+		row := []rune(s[y])
+		if column < len(row) && strings.ContainsRune("█▄▀", row[column]) {
+			return y - 1
+		}
+	}
+	return -1
+}
+
+// waitFor polls the pane until ok accepts its screen, and returns that screen.
+func (p *pane) waitFor(what string, ok func(screen) bool) screen {
+	p.tm.t.Helper()
+	deadline := time.Now().Add(screenTimeout)
+	for {
+		s := p.capture()
+		if ok(s) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			p.tm.t.Fatalf("%s: timed out waiting for %s; the screen:\n%s", p.name, what, s)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// waitExit waits for the shell to print duel's exit status, and checks it.
+func (p *pane) waitExit(want int) {
+	p.tm.t.Helper()
+	exitRE := regexp.MustCompile(`EXIT=(\d+)`)
+	s := p.waitFor("duel to exit", func(s screen) bool { return exitRE.MatchString(s.String()) })
+	if m := exitRE.FindStringSubmatch(s.String()); m[1] != fmt.Sprint(want) {
+		p.tm.t.Errorf("%s: duel exited with status %s, want %d; the screen:\n%s", p.name, m[1], want, s)
+	}
+}
