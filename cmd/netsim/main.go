@@ -64,7 +64,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "netsim: forwarding %s -> %s, each way: %v (seed %d)\n", p.listen.LocalAddr(), p.target, o.conditions, o.seed)
+	fmt.Fprintf(stdout, "netsim: forwarding %s -> %s, each way: %v; seed %d\n", p.listen.LocalAddr(), p.target, o.conditions, o.seed)
 	if ready != nil {
 		ready(p)
 	}
