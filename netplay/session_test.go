@@ -32,11 +32,13 @@ func soakTicks() int {
 // TestSoak plays games of 2 and 4 players under every preset of netsim, the peers started
 // 500 ms apart with one clock 0.5% fast, and checks that they played the same game. With -v
 // it prints, for each, how far apart the peers' ticks were (sampled every 10 ms after the
-// first second) and how deep the rollbacks went.
+// first second), how far ahead of another the peers estimated they were (the time sync's
+// PeerStats.TicksAhead), how deep the rollbacks went, the traffic, and the ticks skipped at the
+// prediction window.
 func TestSoak(t *testing.T) {
 	ticks := soakTicks()
-	t.Logf("%-8s %-17s %6s %6s %7s %7s %9s %9s %8s", "players", "preset", "spread", "", "rollback", "", "bytes/s", "packets/s", "skipped")
-	t.Logf("%-8s %-17s %6s %6s %7s %7s %9s %9s %8s", "", "", "median", "max", "median", "p99", "each way", "each way", "")
+	t.Logf("%-8s %-17s %6s %6s %9s %6s %7s %7s %9s %9s %8s", "players", "preset", "apart", "", "estimated", "", "rollback", "", "bytes/s", "packets/s", "skipped")
+	t.Logf("%-8s %-17s %6s %6s %9s %6s %7s %7s %9s %9s %8s", "", "", "median", "max", "median", "max", "median", "p99", "each way", "each way", "")
 	for _, players := range []int{2, 4} {
 		for i, preset := range netsim.PresetNames() {
 			sm := newSim(t, simConfig{players: players, ticks: ticks, preset: preset, seed: uint64(100*players + i),
@@ -47,7 +49,8 @@ func TestSoak(t *testing.T) {
 			st := sm.peers[0].s.Stats()
 			secs := float64(ticks) / 60
 			ways := float64(players - 1)
-			t.Logf("%-8d %-17s %6d %6d %7d %7d %9.0f %9.1f %8d", players, preset, med, mx, dmed, dp99,
+			emed, emax := sm.estimated()
+			t.Logf("%-8d %-17s %6d %6d %9.1f %6.1f %7d %7d %9.0f %9.1f %8d", players, preset, med, mx, emed, emax, dmed, dp99,
 				float64(st.BytesSent)/secs/ways, float64(st.PacketsSent)/secs/ways, st.Skipped)
 			for _, p := range sm.peers {
 				if st := p.s.Stats(); st.Dropped != 0 || st.SendErrors != 0 {

@@ -2,6 +2,7 @@ package netplay
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"testing"
 	"time"
@@ -67,13 +68,16 @@ type sim struct {
 	// spread holds the largest difference of the peers' ticks, sampled every 10 ms after
 	// the first second of play.
 	spread []int
+	// estimates holds the largest of the peers' estimates of how far they run ahead of
+	// another (PeerStats.TicksAhead, in absolute value), sampled with spread.
+	estimates []float64
 	// running is when every peer was synchronized.
 	running time.Duration
 }
 
 func newSim(t testing.TB, cfg simConfig) *sim {
 	t.Helper()
-	sm := &sim{t: t, cfg: cfg, net: netsim.NewNetwork(cfg.seed), spread: make([]int, 0, cfg.ticks*2)}
+	sm := &sim{t: t, cfg: cfg, net: netsim.NewNetwork(cfg.seed), spread: make([]int, 0, cfg.ticks*2), estimates: make([]float64, 0, cfg.ticks*2)}
 	names := make([]string, cfg.players)
 	for h := range names {
 		names[h] = fmt.Sprintf("peer%d", h)
@@ -222,6 +226,15 @@ func (sm *sim) step(now time.Duration) {
 			}
 		}
 		sm.spread = append(sm.spread, int(hi-lo))
+		est := 0.0
+		for _, p := range sm.peers {
+			for h := range p.s.queues {
+				if !p.done && !p.s.queues[h].local {
+					est = max(est, math.Abs(p.s.PeerStats(h).TicksAhead))
+				}
+			}
+		}
+		sm.estimates = append(sm.estimates, est)
 	}
 }
 
@@ -295,4 +308,14 @@ func sameInputs(a, b []PlayerInput[testInput]) bool {
 	return slices.EqualFunc(a, b, func(x, y PlayerInput[testInput]) bool {
 		return x.Input == y.Input && (x.Status == Disconnected) == (y.Status == Disconnected)
 	})
+}
+
+// estimated returns the median and maximum of the peers' estimates of ticks ahead.
+func (sm *sim) estimated() (median, most float64) {
+	e := slices.Clone(sm.estimates)
+	slices.Sort(e)
+	if len(e) == 0 {
+		return 0, 0
+	}
+	return e[len(e)/2], e[len(e)-1]
 }
