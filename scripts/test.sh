@@ -7,7 +7,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-step() { printf '\n== %s\n' "$*"; }
+# step announces a step, and how long the one before it took.
+step_name="" step_start=$SECONDS suite_start=$SECONDS
+step() {
+  if [ -n "$step_name" ]; then printf '== %s: %d s\n' "$step_name" "$((SECONDS - step_start))"; fi
+  step_name="$*" step_start=$SECONDS
+  printf '\n== %s\n' "$*"
+}
 
 # 1. System packages.
 mapfile -t pkgs < <(cat scripts/packages/*.txt 2>/dev/null | sed 's/#.*//' | tr -s ' \t' '\n' | sed '/^$/d' | sort -u)
@@ -44,14 +50,14 @@ go vet ./...
 step "staticcheck"
 go run honnef.co/go/tools/cmd/staticcheck@v0.7.0 ./...
 
-# 3. The unit tests, with the race detector, under a virtual X server when there is one. The
-# time limit is raised from go test's 10 minutes: internal/doccheck runs every command of the
-# documentation as pasted, the benchmarks that made its tables among them (about 15 minutes).
+# 3. The unit tests, with the race detector, under a virtual X server when there is one.
+# internal/doccheck runs every command of the documentation as pasted, the benchmarks that made
+# its tables in a short form (scripts/measure.sh runs them at full length).
 step "go test -race"
 if command -v xvfb-run >/dev/null; then
-  xvfb-run -a -s "-screen 0 1280x1024x24" go test -race -count=1 -timeout 60m ./...
+  xvfb-run -a -s "-screen 0 1280x1024x24" go test -race -count=1 -timeout 20m ./...
 else
-  go test -race -count=1 -timeout 60m ./...
+  go test -race -count=1 -timeout 20m ./...
 fi
 
 # 4. Extra steps (fuzzing, end-to-end runs), one script each.
@@ -61,3 +67,4 @@ for f in scripts/test.d/*.sh; do
   bash "$f"
 done
 step "all tests passed"
+printf '== in %d s\n' "$((SECONDS - suite_start))"

@@ -3,10 +3,12 @@ package doccheck_test
 import (
 	"bytes"
 	"context"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -159,8 +161,9 @@ var unattended = map[string]string{
 	"go run ./cmd/bounceweb -record web.rec": "a web server for a browser to play in: cmd/bounceweb/browser_test.go records in Chromium",
 	"go run ./cmd/matchserver -addr 127.0.0.1:7000 -metrics 127.0.0.1:9100 -record /tmp/matches": "a server that runs until SIGTERM: cmd/matchserver's tests start it, load it with 1,000 clients and stop it",
 	"go run ./cmd/matchserver -replay /tmp/matches/match-1.rec":                                  "replays what a server session recorded: cmd/matchserver's load test replays every recording",
-	"bash scripts/test.sh": "runs every test, this one among them",
-	"go test ./...":        "runs every test, this one among them",
+	"bash scripts/test.sh":                                        "runs every test, this one among them",
+	"bash scripts/measure.sh":                                     "runs the measuring commands at full length (15 minutes): this test runs each in its short form",
+	"go test ./...":                                               "runs every test, this one among them",
 	"go get github.com/gameloop-go/gameloop@latest":               "adds the module to another module; the whole program in README.md is built against this checkout",
 	"go run ./cmd/colorfade":                                      "an interactive window: cmd/colorfade's tests drive it under Xvfb",
 	"xvfb-run -a go run ./cmd/colorfade":                          "an interactive window: cmd/colorfade's tests drive it under Xvfb",
@@ -173,11 +176,113 @@ var unattended = map[string]string{
 	"sudo apt-get install --no-install-recommends xvfb xauth libgl1-mesa-dri xdotool":                                                                   "installs system packages as root: scripts/test.sh installs the same ones",
 }
 
+// inSuite lists the commands of the documents that run tests scripts/test.sh runs itself, each
+// with where: TestCommands does not run them a second time.
+var inSuite = map[string]string{
+	"go test":                          "names the tool in a sentence; scripts/test.sh runs every package's tests",
+	"go test -race ./cmd/matchserver/": "scripts/test.sh's go test -race ./... runs it",
+	"go test -count=1 -v -run TestBrowser ./cmd/bounceweb": "scripts/test.sh's go test -race ./... runs it",
+	"bash scripts/test.d/wasm.sh":                          "scripts/test.sh runs every script of scripts/test.d",
+}
+
+// measuresInSuite lists the commands of inSuite that print figures the documents quote:
+// scripts/measure.sh runs them with the others at full length.
+var measuresInSuite = map[string]bool{
+	"go test -count=1 -v -run TestBrowser ./cmd/bounceweb": true,
+}
+
 // prepared lists commands that need a file an unattended command would make, and the command
 // run first, unattended, to make it.
 var prepared = map[string]string{
-	"go run ./cmd/bounce -replay bounce.rec": "go run ./cmd/bounce -headless -seconds 2 -record bounce.rec",
+	"go run ./cmd/bounce -replay bounce.rec": "go run ./cmd/bounce -headless -seconds 1 -record bounce.rec",
 	"go run ./cmd/bounce -replay web.rec":    "cp cmd/bounceweb/testdata/chromium.rec web.rec",
+}
+
+// shortening is how the test shortens a command of one tool that runs for a set time: the
+// benchmarks that made the documents' tables and plots, and demos paced in real time. Each
+// flag named in set gets that value, in place if the command has it, else appended.
+type shortening struct {
+	prefix    string            // the command's start, such as "go run ./cmd/loopbench "
+	flag      string            // and a flag it must have (without the dash), if not empty
+	set       map[string]string // flag (without the dash) -> value in the short form
+	measuring bool              // it prints figures the documents quote: scripts/measure.sh runs it
+}
+
+var shortenings = []shortening{
+	// Each run is a process per strategy: -warmup then -seconds, -runs times.
+	{prefix: "go run ./cmd/serverbench ", set: map[string]string{"seconds": "0.3", "warmup": "0.2", "runs": "1"}, measuring: true},
+	// Each strategy at each rate for -seconds.
+	{prefix: "go run ./cmd/loopbench ", set: map[string]string{"seconds": "0.3"}, measuring: true},
+	// A benchmark runs for -benchtime (1s), -count times.
+	// The package's tests, which -bench runs too, run in the suite: only the benchmarks here.
+	{prefix: "go test ", flag: "bench", set: map[string]string{"benchtime": "10x", "count": "1", "run": "^$"}, measuring: true},
+	// A headless bounce is paced in real time: -seconds of game time take as long.
+	{prefix: "go run ./cmd/bounce ", flag: "headless", set: map[string]string{"seconds": "1"}},
+}
+
+// full reports whether the measuring commands run as pasted, at full length, rather than in
+// their short form: GAMELOOP_DOCS_FULL=1.
+func full() bool { return os.Getenv("GAMELOOP_DOCS_FULL") == "1" }
+
+// shortForm returns the command the test runs for cmd: cmd itself, or, for a command that runs
+// for a set time, the same command with shorter durations and fewer repetitions (unless full()).
+// measuring reports whether cmd prints figures that the documents quote.
+func shortForm(cmd string) (short string, measuring bool) {
+	if strings.ContainsAny(cmd, ";&") || strings.Contains(cmd, " | ") {
+		return cmd, false // a pipeline: no flag of it can be told apart safely
+	}
+	for _, s := range shortenings {
+		if !strings.HasPrefix(cmd, s.prefix) || s.flag != "" && !hasFlag(cmd, s.flag) {
+			continue
+		}
+		if full() {
+			return cmd, s.measuring
+		}
+		return setFlags(cmd, s.set), s.measuring
+	}
+	return cmd, measuresInSuite[cmd]
+}
+
+// hasFlag reports whether cmd has the flag -name, as -name, -name=value or --name.
+func hasFlag(cmd, name string) bool {
+	for _, w := range strings.Fields(cmd) {
+		if w, ok := strings.CutPrefix(w, "-"); ok {
+			w = strings.TrimPrefix(w, "-")
+			if w == name || strings.HasPrefix(w, name+"=") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// setFlags returns cmd with each flag of set given its value: -name value or -name=value in
+// place, or -name value appended.
+func setFlags(cmd string, set map[string]string) string {
+	words := strings.Fields(cmd)
+	names := slices.Sorted(maps.Keys(set))
+	for _, name := range names {
+		found := false
+		for i := 0; i < len(words); i++ {
+			w, ok := strings.CutPrefix(words[i], "-")
+			if !ok {
+				continue
+			}
+			w = strings.TrimPrefix(w, "-")
+			switch {
+			case w == name && i+1 < len(words):
+				words[i+1] = set[name]
+				found = true
+			case strings.HasPrefix(w, name+"="):
+				words[i] = "-" + name + "=" + set[name]
+				found = true
+			}
+		}
+		if !found {
+			words = append(words, "-"+name, set[name])
+		}
+	}
+	return strings.Join(words, " ")
 }
 
 var commandWord = regexp.MustCompile(`^(go|bash|xvfb-run|sudo|GOOS=\S+)\s`)
@@ -239,21 +344,29 @@ func TestCommands(t *testing.T) {
 				t.Logf("not run: %s (%s)", cmd, why)
 				continue
 			}
+			if why, ok := inSuite[cmd]; ok {
+				t.Logf("not run twice: %s (%s)", cmd, why)
+				continue
+			}
 			t.Run(cmd, func(t *testing.T) {
 				if first, ok := prepared[cmd]; ok {
 					if out, err := shell(t, dir, first); err != nil {
 						t.Fatalf("preparing with %s: %v\n%s", first, err, out)
 					}
 				}
+				run, _ := shortForm(cmd)
+				if run != cmd {
+					t.Logf("short form: %s", run)
+				}
 				start := time.Now()
-				out, err := shell(t, dir, cmd)
+				out, err := shell(t, dir, run)
 				if err != nil {
-					t.Fatalf("%s: %v\n%s", cmd, err, out)
+					t.Fatalf("%s: %v\n%s", run, err, out)
 				}
 				if len(strings.TrimSpace(out)) == 0 {
-					t.Fatalf("%s printed nothing", cmd)
+					t.Fatalf("%s printed nothing", run)
 				}
-				t.Logf("%s: exit 0 in %v, %d bytes of output", cmd, time.Since(start).Round(time.Millisecond), len(out))
+				t.Logf("%s: exit 0 in %v, %d bytes of output", run, time.Since(start).Round(time.Millisecond), len(out))
 			})
 		}
 	}
@@ -317,4 +430,65 @@ func run(t *testing.T, dir string, c *exec.Cmd) (string, error) {
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
 	return out.String(), err
+}
+
+func TestShortForm(t *testing.T) {
+	tests := []struct {
+		cmd, short string
+		measuring  bool
+	}{
+		{"go run ./cmd/serverbench -matches 1000 -hz 20 -seconds 5 -runs 3 -plot-res x.png",
+			"go run ./cmd/serverbench -matches 1000 -hz 20 -seconds 0.3 -runs 1 -plot-res x.png -warmup 0.2", true},
+		{"go run ./cmd/serverbench -seconds=5 -warmup 2s", "go run ./cmd/serverbench -seconds=0.3 -warmup 0.2 -runs 1", true},
+		{"go run ./cmd/loopbench -hz 60 -seconds 8 -plot p.png", "go run ./cmd/loopbench -hz 60 -seconds 0.3 -plot p.png", true},
+		{"go run ./cmd/loopbench -hz 240", "go run ./cmd/loopbench -hz 240 -seconds 0.3", true},
+		{"go test -run '^$' -bench 'A|B' -benchmem -count 5 .", "go test -run ^$ -bench 'A|B' -benchmem -count 1 . -benchtime 10x", true},
+		{"go test -bench=Replay -count=5 ./replay", "go test -bench=Replay -count=1 ./replay -benchtime 10x -run ^$", true},
+		{"go run ./cmd/bounce -headless -seconds 10 -record h.rec", "go run ./cmd/bounce -headless -seconds 1 -record h.rec", false},
+		{"go run ./cmd/bounce -replay h.rec", "go run ./cmd/bounce -replay h.rec", false},
+		{"go test -run TestZeroAllocsPerFrame .", "go test -run TestZeroAllocsPerFrame .", false},
+		{"go test -count=1 -v -run TestBrowser ./cmd/bounceweb", "go test -count=1 -v -run TestBrowser ./cmd/bounceweb", true},
+		{"go run ./cmd/loopbench -seconds 8 && ls", "go run ./cmd/loopbench -seconds 8 && ls", false},
+	}
+	for _, tt := range tests {
+		short, measuring := shortForm(tt.cmd)
+		if short != tt.short || measuring != tt.measuring {
+			t.Errorf("shortForm(%q)\n = %q, %v\nwant %q, %v", tt.cmd, short, measuring, tt.short, tt.measuring)
+		}
+	}
+	t.Setenv("GAMELOOP_DOCS_FULL", "1")
+	for _, tt := range tests {
+		if short, measuring := shortForm(tt.cmd); short != tt.cmd || measuring != tt.measuring {
+			t.Errorf("with GAMELOOP_DOCS_FULL=1, shortForm(%q) = %q, %v; want it as it is, %v", tt.cmd, short, measuring, tt.measuring)
+		}
+	}
+}
+
+// TestMeasuringCommands finds the commands of the documents that print the figures they quote.
+// With GAMELOOP_DOCS_LIST=FILE it writes them to FILE, one a line, for scripts/measure.sh to
+// run at full length.
+func TestMeasuringCommands(t *testing.T) {
+	var list []string
+	seen := map[string]bool{}
+	for _, doc := range docs(t) {
+		for _, cmd := range commands(t, doc) {
+			if _, measuring := shortForm(cmd); measuring && !seen[cmd] {
+				seen[cmd] = true
+				list = append(list, cmd)
+			}
+		}
+	}
+	if len(list) < 5 {
+		t.Fatalf("only %d measuring commands found: the documents have moved?", len(list))
+	}
+	for cmd := range measuresInSuite {
+		if !seen[cmd] {
+			t.Errorf("measuresInSuite lists %q, which no document has", cmd)
+		}
+	}
+	if path := os.Getenv("GAMELOOP_DOCS_LIST"); path != "" {
+		if err := os.WriteFile(path, []byte(strings.Join(list, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
