@@ -421,10 +421,12 @@ func (e *waitEntry) wakeGoroutine() {
 
 // fire wakes the Loop waiting on e (see waitLoop).
 func (e *waitEntry) fire() {
-	// Marked first, so that the loop, woken by the value, sees it fired.
+	// Marked first, so that the loop, woken by the value, sees it fired; the channel is read
+	// before, as the loop may reuse the entry for its next wait as soon as it sees it fired.
+	wake := e.wake
 	e.fired.Store(true)
 	select {
-	case e.wake <- struct{}{}:
+	case wake <- struct{}{}:
 	default: // a value is there already
 	}
 }
