@@ -17,7 +17,7 @@ import (
 	"github.com/gameloop-go/gameloop/replay"
 )
 
-// README.md: Pull the events (Piston's loop).
+// README.md: pull the events (Piston's loop).
 func pullEvents(ctx context.Context, win gameloop.Window, handle func(*gameloop.Input),
 	velocity gameloop.Vec2, draw func(gameloop.Vec2), sceneOver func() bool) error {
 	loop, err := gameloop.New(gameloop.Config{TickRate: 60, MaxFPS: 144, Window: win})
@@ -41,32 +41,7 @@ func pullEvents(ctx context.Context, win gameloop.Window, handle func(*gameloop.
 	return loop.Err() // nil when the window closed; ctx.Err() if cancelled
 }
 
-// README.md: Hand it a game (the LWJGL book's engine).
-type game struct {
-	color float64
-	dir   int
-}
-
-func (g *game) Input(in *gameloop.Input) error {
-	if in.Kind == gameloop.KeyPress && in.Key == gameloop.KeyEscape {
-		return gameloop.ErrStop // ends Run normally: it returns nil
-	}
-	return nil
-}
-func (g *game) Update(u *gameloop.Update) error { g.color += float64(g.dir) * 0.01; return nil }
-func (g *game) Render(r *gameloop.Render) error { setClearColor(g.color); return nil }
-
-func play(ctx context.Context, win gameloop.Window) error {
-	loop, err := gameloop.New(gameloop.Config{TickRate: 60, MaxFPS: 60, Window: win})
-	if err != nil {
-		return err
-	}
-	return loop.Run(ctx, &game{}) // errors come back naming the tick or frame; panics too, with the stack
-}
-
-func setClearColor(float64) {}
-
-// README.md: Own the frame yourself (a host's callback).
+// README.md: own the frame (a host's callback).
 func ownTheFrame(update func(), render func(alpha float64)) func(time.Duration) {
 	sched, _ := gameloop.NewSchedule(gameloop.Config{TickRate: 60})
 	onHostFrame := func(now time.Duration) {
@@ -206,4 +181,4 @@ func startTimed(ctx context.Context, pool *gameloop.Pool) error {
 }
 
 // The fragments are compiled, not run.
-var _ = []any{pullEvents, play, ownTheFrame, runWindowed, recordSession, replaySession, wireRecord, wireReplay, startTimed}
+var _ = []any{pullEvents, ownTheFrame, runWindowed, recordSession, replaySession, wireRecord, wireReplay, startTimed}
