@@ -1,0 +1,450 @@
+package netplay
+
+// The protocol with each peer: the handshake, inputs and their acknowledgement, quality
+// reports, keep-alives, checksum reports and disconnection, on top of package wire.
+
+import (
+	"fmt"
+	"math"
+	"net/netip"
+	"slices"
+	"time"
+
+	"github.com/gameloop-go/gameloop/netplay/internal/wire"
+)
+
+// receive handles every packet that has arrived.
+func (s *Session[I]) receive() {
+	for s.tr.next(&s.pkt) {
+		s.stats.PacketsReceived++
+		s.stats.BytesReceived += uint64(s.pkt.n)
+		pr := s.peerOf(&s.pkt)
+		if pr == nil || s.pkt.n > wire.MaxPacket || wire.Decode(s.pkt.buf[:s.pkt.n], &s.msg) != nil {
+			s.stats.Dropped++
+			continue
+		}
+		pr.stats.PacketsReceived++
+		pr.stats.BytesReceived += uint64(s.pkt.n)
+		if !s.handle(pr, &s.msg) {
+			s.stats.Dropped++
+		}
+	}
+}
+
+// peerOf returns the peer that sent p, or nil.
+func (s *Session[I]) peerOf(p *packet) *peer {
+	for _, pr := range s.peers {
+		if p.ap.IsValid() {
+			if pr.ap.IsValid() && netip.AddrPortFrom(p.ap.Addr().Unmap(), p.ap.Port()) == pr.ap {
+				return pr
+			}
+			continue
+		}
+		if sameAddr(p.addr, pr.addr) {
+			return pr
+		}
+	}
+	return nil
+}
+
+// handle handles a message from pr; it reports false for one to drop.
+func (s *Session[I]) handle(pr *peer, m *wire.Message) bool {
+	switch m.Kind {
+	case wire.KindSyncRequest:
+		if pr.session != 0 && m.Session != pr.theirNonce {
+			return false // another session of that peer: a stale packet, or it restarted
+		}
+		pr.theirNonce = m.Session
+		pr.lastHeard = s.now
+		s.out = wire.Message{}
+		s.out.Kind, s.out.Nonce = wire.KindSyncReply, m.Nonce
+		s.send(pr, &s.out)
+		return true
+	case wire.KindSyncReply:
+		if pr.session != 0 && m.Session != pr.theirNonce || m.Nonce == 0 {
+			return false
+		}
+		if pr.syncDone >= syncRoundTrips {
+			return true // a late reply to a request sent again
+		}
+		// A reply to any request still unanswered: on a link whose round trip is longer
+		// than the retry, the reply to a request comes after the next is sent.
+		i := slices.Index(pr.syncNonces[:], m.Nonce)
+		if i < 0 {
+			return false
+		}
+		pr.syncNonces[i] = 0
+		pr.theirNonce = m.Session
+		pr.syncDone++
+		pr.lastHeard = s.now
+		if pr.syncDone < syncRoundTrips {
+			s.event(Event{Kind: EventSynchronizing, Handle: pr.first, Count: pr.syncDone, Total: syncRoundTrips})
+			s.syncRequest(pr)
+			return true
+		}
+		pr.session = wire.SessionID(pr.nonce, pr.theirNonce)
+		pr.state = peerRunning
+		s.event(Event{Kind: EventSynchronized, Handle: pr.first})
+		if !s.running {
+			s.running = true
+			for _, p := range s.peers {
+				if p.state == peerSyncing {
+					s.running = false
+				}
+			}
+			if s.running {
+				s.event(Event{Kind: EventRunning})
+			}
+		}
+		return true
+	}
+	if pr.session == 0 && pr.theirNonce != 0 && m.Session == wire.SessionID(pr.nonce, pr.theirNonce) {
+		// The peer has finished its handshake before this one: what it sends is sent
+		// again once this one has too.
+		return true
+	}
+	if pr.session == 0 || m.Session != pr.session || pr.state == peerGone {
+		return false
+	}
+	s.heard(pr)
+	switch m.Kind {
+	case wire.KindInput:
+		return s.handleInput(pr, m)
+	case wire.KindInputAck:
+		s.ack(pr, m.AckTick)
+	case wire.KindQualityReport:
+		pr.aheadRemote = float64(m.TicksAhead)
+		s.out = wire.Message{}
+		s.out.Kind, s.out.PingSent = wire.KindQualityReply, m.PingSent
+		s.send(pr, &s.out)
+	case wire.KindQualityReply:
+		rtt := s.now - time.Duration(m.PingSent)
+		if rtt < 0 || rtt > s.cfg.DisconnectTimeout {
+			return false
+		}
+		if !pr.haveRTT {
+			pr.rtt, pr.haveRTT = rtt, true
+		} else {
+			pr.rtt += (rtt - pr.rtt) / 8
+		}
+	case wire.KindChecksumReport:
+		t := uint64(m.Tick)
+		if s.cfg.DesyncInterval <= 0 || t == 0 || t%uint64(s.cfg.DesyncInterval) != 0 {
+			return true
+		}
+		pr.theirSums[(t/uint64(s.cfg.DesyncInterval))%checksumHistory] = checksum{t, m.Sum}
+		s.compareSums(pr)
+	case wire.KindKeepAlive:
+	case wire.KindBye:
+		s.disconnect(pr, "it left")
+	}
+	return true
+}
+
+// heard notes that pr was heard from now.
+func (s *Session[I]) heard(pr *peer) {
+	pr.lastHeard = s.now
+	if pr.interrupted {
+		pr.interrupted = false
+		s.event(Event{Kind: EventResumed, Handle: pr.first})
+	}
+}
+
+// ack notes that pr has our inputs up to tick.
+func (s *Session[I]) ack(pr *peer, tick int64) {
+	if tick > 0 && uint64(tick) > pr.acked && uint64(tick) <= s.localConfirmed() {
+		pr.acked = uint64(tick)
+	}
+}
+
+// handleInput takes the inputs, the acknowledgement and the players' status of an Input.
+func (s *Session[I]) handleInput(pr *peer, m *wire.Message) bool {
+	if m.Count > 0 && (m.Handles != pr.handles || m.InputSize != s.size) {
+		return false // inputs for a handle that is not the sender's
+	}
+	if m.Players != len(s.queues) {
+		return false
+	}
+	s.ack(pr, m.AckTick)
+	// Players the sender has seen disconnected, at the least tick any peer reports.
+	for h := range m.Players {
+		st := m.Status[h]
+		q := s.queues[h]
+		if !st.Disconnected || q.local || pr.handles.Has(h) {
+			continue
+		}
+		last := uint64(max(st.LastTick, 0))
+		if !q.gone || last < q.goneAfter {
+			s.disconnectPlayer(h, min(last, q.confirmed), "another peer lost it")
+		}
+	}
+	if m.Count == 0 {
+		return true
+	}
+	start := uint64(m.StartTick)
+	if start == 0 {
+		return false // ticks count from 1: tick 0 has no input
+	}
+	end := start + uint64(m.Count) - 1
+	if end > pr.newest {
+		pr.newest, pr.newestAt = end, s.now
+	}
+	var c uint64 // the confirmed tick shared by the sender's players
+	for h := range s.queues {
+		if pr.handles.Has(h) {
+			c = s.queues[h].confirmed
+			break
+		}
+	}
+	if end <= c || start > c+1 || end > s.tick+ring/2 {
+		return true // nothing new, a gap (it resends from our ack), or far ahead
+	}
+	// The reference: the tick before the first, as we have it.
+	ref := s.refBuf[:0]
+	for h, q := range s.queues {
+		if pr.handles.Has(h) {
+			ref = append(ref, q.raw[((start-1)%ring)*uint64(s.size):][:s.size]...)
+		}
+	}
+	var err error
+	s.unpacked, err = m.UnpackInputs(s.unpacked[:0], ref)
+	if err != nil {
+		return false
+	}
+	stride := pr.handles.Len() * s.size
+	for t := c + 1; t <= end; t++ {
+		tickBytes := s.unpacked[int(t-start)*stride:][:stride]
+		k := 0
+		for h, q := range s.queues {
+			if !pr.handles.Has(h) {
+				continue
+			}
+			raw := q.raw[(t%ring)*uint64(s.size):][:s.size]
+			copy(raw, tickBytes[k*s.size:][:s.size])
+			q.in[t%ring] = s.codec.Get(raw)
+			if !q.gone || t <= q.goneAfter {
+				q.confirmed = t
+			}
+			k++
+		}
+	}
+	return true
+}
+
+// disconnectPlayer marks handle h disconnected after tick last, for the reason why.
+func (s *Session[I]) disconnectPlayer(h int, last uint64, why string) {
+	q := s.queues[h]
+	was := q.gone
+	q.gone, q.goneAfter = true, last
+	if !was {
+		s.event(Event{Kind: EventDisconnected, Handle: h, Tick: last})
+		if s.cfg.EndOnDisconnect && s.endErr == nil {
+			s.endErr = fmt.Errorf("%w: player %d (%s), after tick %d", ErrDisconnected, h, why, last)
+		}
+	}
+}
+
+// disconnect disconnects pr and its players.
+func (s *Session[I]) disconnect(pr *peer, why string) {
+	if pr.state == peerGone {
+		return
+	}
+	pr.state = peerGone
+	pr.stats.Status = Disconnected
+	for h, q := range s.queues {
+		if pr.handles.Has(h) && !q.gone {
+			s.disconnectPlayer(h, q.confirmed, why)
+		}
+	}
+}
+
+// timers runs the protocol's timers: handshake retries, disconnection, quality reports,
+// keep-alives and resends.
+func (s *Session[I]) timers() {
+	for _, pr := range s.peers {
+		switch pr.state {
+		case peerSyncing:
+			if !pr.syncStarted || s.now-pr.syncSentAt >= syncRetry {
+				pr.syncStarted = true
+				s.syncRequest(pr)
+			}
+			continue
+		case peerGone:
+			continue
+		}
+		if !s.running {
+			continue
+		}
+		silent := s.now - pr.lastHeard
+		if silent >= s.cfg.DisconnectTimeout {
+			s.disconnect(pr, fmt.Sprintf("unheard for %v", s.cfg.DisconnectTimeout))
+			continue
+		}
+		if silent >= s.cfg.DisconnectNotice && !pr.interrupted {
+			pr.interrupted = true
+			s.event(Event{Kind: EventInterrupted, Handle: pr.first, Timeout: s.cfg.DisconnectTimeout - silent})
+		}
+		if s.now-pr.lastQuality >= qualityInterval {
+			pr.lastQuality = s.now
+			s.out = wire.Message{}
+			s.out.Kind = wire.KindQualityReport
+			s.out.TicksAhead = int32(math.Round(pr.aheadLocal))
+			s.out.PingSent = int64(s.now)
+			s.send(pr, &s.out)
+			if last := s.ourSums[(s.finalDone/uint64(max(s.cfg.DesyncInterval, 1)))%checksumHistory]; s.cfg.DesyncInterval > 0 && last.tick != 0 {
+				s.sendChecksum(pr, last.tick, last.sum)
+			}
+		}
+		if s.now-pr.lastSent >= keepAliveInterval {
+			s.sendInput(pr)
+		}
+	}
+}
+
+// timeSync updates each peer's ticks-ahead estimate and the recommended time scale. Advance
+// calls it once a call, whether the tick runs or is skipped, so that the estimate is averaged
+// over ticks of the loop.
+func (s *Session[I]) timeSync() {
+	if !s.running {
+		return
+	}
+	worst := 0.0
+	for _, pr := range s.peers {
+		if pr.state != peerRunning || pr.newestAt == 0 && pr.newest == 0 {
+			continue
+		}
+		// Where the peer is now: its newest tick, moved on by the time since it was sent
+		// (half a round trip before it arrived).
+		since := s.now - pr.newestAt + pr.rtt/2
+		theirs := float64(pr.newest) + since.Seconds()*float64(s.cfg.TickRate)
+		sample := float64(s.tick) - theirs
+		if !pr.haveAhead {
+			pr.aheadLocal, pr.haveAhead = sample, true
+		} else {
+			pr.aheadLocal += (sample - pr.aheadLocal) / aheadSamples
+		}
+		worst = max(worst, pr.advantage())
+	}
+	scale := 1.0
+	if worst > aheadDeadZone {
+		scale = max(MinTimeScale, 1-scalePerTick*(worst-aheadDeadZone))
+	}
+	s.timeScale = scale
+}
+
+// syncRequest sends pr a handshake request with a fresh nonce.
+func (s *Session[I]) syncRequest(pr *peer) {
+	pr.syncNonce = (pr.syncNonce*1664525 + 1013904223 ^ pr.nonce) | 1
+	copy(pr.syncNonces[:], pr.syncNonces[1:])
+	pr.syncNonces[syncRoundTrips-1] = pr.syncNonce
+	pr.syncSentAt = s.now
+	s.out = wire.Message{}
+	s.out.Kind, s.out.Nonce = wire.KindSyncRequest, pr.syncNonce
+	s.send(pr, &s.out)
+}
+
+// sendInputs sends every running peer the local inputs it has not acknowledged, or the
+// acknowledgement of its inputs if that has moved on.
+func (s *Session[I]) sendInputs() {
+	last := s.localConfirmed()
+	for _, pr := range s.peers {
+		if pr.state == peerRunning && (pr.acked < last || pr.lastAckSent != s.peerConfirmed(pr)) {
+			s.sendInput(pr)
+		}
+	}
+}
+
+// peerConfirmed returns the last tick up to which we have the inputs of pr's players.
+func (s *Session[I]) peerConfirmed(pr *peer) uint64 {
+	for h, q := range s.queues {
+		if pr.handles.Has(h) {
+			return q.confirmed
+		}
+	}
+	return 0
+}
+
+// sendInput sends pr our inputs it has not acknowledged, its acknowledgement and the players'
+// status.
+func (s *Session[I]) sendInput(pr *peer) {
+	m := &s.out
+	*m = wire.Message{}
+	m.Kind = wire.KindInput
+	m.Handles = s.local
+	m.InputSize = s.size
+	m.Players = len(s.queues)
+	m.AckTick = wire.NoTick
+	if c := s.peerConfirmed(pr); c > 0 {
+		m.AckTick = int64(c)
+	}
+	pr.lastAckSent = s.peerConfirmed(pr)
+	for h, q := range s.queues {
+		if q.gone {
+			m.Status[h] = wire.PlayerStatus{Disconnected: true, LastTick: int64(q.goneAfter)}
+		} else {
+			m.Status[h] = wire.PlayerStatus{LastTick: int64(q.confirmed)}
+		}
+	}
+	last := s.localConfirmed()
+	start := pr.acked + 1
+	m.StartTick = int64(start)
+	if last >= start {
+		ticks := min(last-start+1, wire.MaxTicksPerInput)
+		stride := s.nlocal * s.size
+		raw := s.rawBuf[:0]
+		ref := s.refBuf[:0]
+		for t := start - 1; t < start+ticks; t++ {
+			for _, q := range s.queues {
+				if q.local {
+					b := q.raw[(t%ring)*uint64(s.size):][:s.size]
+					if t == start-1 {
+						ref = append(ref, b...)
+					} else {
+						raw = append(raw, b...)
+					}
+				}
+			}
+		}
+		if _, err := m.PackInputs(ref[:stride], raw); err != nil {
+			s.stats.SendErrors++
+			return
+		}
+	}
+	s.send(pr, m)
+}
+
+// sendChecksum sends pr our checksum of tick.
+func (s *Session[I]) sendChecksum(pr *peer, tick, sum uint64) {
+	if pr.state != peerRunning {
+		return
+	}
+	s.out = wire.Message{}
+	s.out.Kind, s.out.Tick, s.out.Sum = wire.KindChecksumReport, int64(tick), sum
+	s.send(pr, &s.out)
+}
+
+// send sends m to pr, with its header filled in.
+func (s *Session[I]) send(pr *peer, m *wire.Message) {
+	switch m.Kind {
+	case wire.KindSyncRequest, wire.KindSyncReply:
+		m.Session = pr.nonce
+	default:
+		m.Session = pr.session
+	}
+	pr.seq++
+	m.Seq = pr.seq
+	b, err := wire.Append(s.sendBuf[:0], m)
+	if err != nil {
+		s.stats.SendErrors++
+		return
+	}
+	if err := s.tr.send(b, pr.addr, pr.ap); err != nil {
+		s.stats.SendErrors++
+		return
+	}
+	pr.lastSent = s.now
+	s.stats.PacketsSent++
+	s.stats.BytesSent += uint64(len(b))
+	pr.stats.PacketsSent++
+	pr.stats.BytesSent += uint64(len(b))
+}
