@@ -370,3 +370,41 @@ func TestReadFromDeadlineAndClose(t *testing.T) {
 		t.Fatalf("ReadFrom after Close: %v, want net.ErrClosed", err)
 	}
 }
+
+// BenchmarkNetworkSendReceive is one packet each way between two endpoints under poor
+// conditions, a tick of simulated time, and reading what arrived: the cost a simulated tick
+// adds to a test, per packet.
+func BenchmarkNetworkSendReceive(b *testing.B) {
+	n := NewNetwork(1)
+	x, _ := n.Listen("x")
+	y, _ := n.Listen("y")
+	poor, _ := Preset("poor")
+	n.SetConditions("x", "y", poor)
+	n.SetConditions("y", "x", poor)
+	msg, buf := make([]byte, 64), make([]byte, MaxPacketSize)
+	toY, toX := y.LocalAddr(), x.LocalAddr()
+	b.ReportAllocs()
+	for b.Loop() {
+		x.WriteTo(msg, toY)
+		y.WriteTo(msg, toX)
+		n.Advance(time.Second / 60)
+		for _, c := range []*Conn{x, y} {
+			for {
+				if _, _, ok := c.TryReadFrom(buf); !ok {
+					break
+				}
+			}
+		}
+	}
+}
+
+func BenchmarkLinkSend(b *testing.B) {
+	c, _ := Preset("mobile")
+	l := NewLink(c, 1)
+	now := time.Duration(0)
+	b.ReportAllocs()
+	for b.Loop() {
+		now += time.Millisecond
+		l.Send(now, 64)
+	}
+}
