@@ -327,7 +327,9 @@ func (s *Session[I]) timeSync() {
 	}
 	scale := 1.0
 	if worst > aheadDeadZone {
-		scale = max(MinTimeScale, 1-scalePerTick*(worst-aheadDeadZone))
+		// In steps of a thousandth, so that a loop following it is not given a new scale
+		// at every tick for a difference nobody would see.
+		scale = max(MinTimeScale, math.Round((1-scalePerTick*(worst-aheadDeadZone))*1000)/1000)
 	}
 	s.timeScale = scale
 }
