@@ -170,6 +170,7 @@ type Pool struct {
 	matches     map[*Match]struct{}
 	closed      bool
 	workers     sync.WaitGroup
+	workerIDs   map[uint64]struct{} // the workers' goroutines (see goid), for Close
 
 	tailWoke atomic.Bool // an entry of the tail was a goroutine's wait, which its taker woke
 
@@ -203,7 +204,7 @@ func NewPool(clock *SharedClock, opts *PoolOptions) *Pool {
 		o.SlowPass = DefaultSlowPass
 	}
 	p := &Pool{clock: clock, slowPass: o.SlowPass, nworkers: o.Workers, lowerThread: !o.KeepWorkerPriority,
-		matches: map[*Match]struct{}{}}
+		matches: map[*Match]struct{}{}, workerIDs: map[uint64]struct{}{}}
 	p.work.L = &p.mu
 	clock.mu.Lock()
 	if clock.closed {
@@ -318,8 +319,15 @@ func (p *Pool) worker(onThread chan<- struct{}) {
 	if onThread != nil {
 		close(onThread)
 	}
+	id := goid()
+	p.mu.Lock()
+	p.workerIDs[id] = struct{}{}
+	p.mu.Unlock()
 	returned := false
 	defer func() {
+		p.mu.Lock()
+		delete(p.workerIDs, id)
+		p.mu.Unlock()
 		if !returned {
 			// A match's callback ended this goroutine with runtime.Goexit: the match has
 			// ended (see Match.runPass), and a new worker takes this one's place.
@@ -785,10 +793,13 @@ func (p *Pool) drain() {
 }
 
 // Close ends every match of the pool (their Err is ErrClosed) and stops its workers. It
-// returns once they have, so it must not be called from a match's own callbacks, which run on
-// those workers (or the waiter): end a match from inside with ErrStop. Closing twice does
-// nothing.
+// returns once they have, so it cannot be called from a match's own callbacks, which run on
+// those workers or the clock's waiter: there it returns ErrCloseFromCallback and closes
+// nothing (end a match from inside with ErrStop). Closing twice does nothing.
 func (p *Pool) Close() error {
+	if id := goid(); id != 0 && (id == p.clock.waiterID.Load() || p.isWorker(id)) {
+		return ErrCloseFromCallback
+	}
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
@@ -816,6 +827,14 @@ func (p *Pool) Close() error {
 	c.mu.Unlock()
 	c.burstPool.CompareAndSwap(p, nil)
 	return nil
+}
+
+// isWorker reports whether id is the goroutine of one of the pool's workers.
+func (p *Pool) isWorker(id uint64) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_, ok := p.workerIDs[id]
+	return ok
 }
 
 // Match is one match of a Pool: a Game run at a fixed tick rate. Its control methods (Pause,

@@ -90,3 +90,63 @@ func TestPoolUpdateGoexit(t *testing.T) {
 		})
 	}
 }
+
+// Close called from a match's Update, which runs on the waiter or a worker that Close waits
+// for, returns ErrCloseFromCallback at once rather than deadlock; the pool and clock then close
+// from another goroutine as usual.
+func TestCloseFromCallback(t *testing.T) {
+	tests := []struct {
+		name  string
+		slow  bool // the match's first updates are slow, so that a worker runs it
+		clock bool // SharedClock.Close rather than Pool.Close
+	}{
+		{"Pool.Close on the waiter", false, false},
+		{"Pool.Close on a worker", true, false},
+		{"SharedClock.Close on the waiter", false, true},
+		{"SharedClock.Close on a worker", true, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := runtime.NumGoroutine()
+			c := NewSharedClock(nil)
+			p := NewPool(c, &PoolOptions{Workers: 1, SlowPass: time.Millisecond})
+			got := make(chan error, 1)
+			m, err := p.NewMatch(context.Background(), GameFunc(func(u *Update) error {
+				if tt.slow {
+					time.Sleep(2 * time.Millisecond)
+				}
+				if u.Tick == 3 {
+					if tt.clock {
+						got <- c.Close()
+					} else {
+						got <- p.Close()
+					}
+					return ErrStop
+				}
+				return nil
+			}), Config{TickRate: 100})
+			if err != nil {
+				t.Fatal(err)
+			}
+			m.Start()
+			select {
+			case err := <-got:
+				if !errors.Is(err, ErrCloseFromCallback) {
+					t.Errorf("Close from an Update: %v, want ErrCloseFromCallback", err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("Close called from an Update did not return in 10 s")
+			}
+			if err := m.Wait(); err != nil {
+				t.Errorf("the match that returned ErrStop: Err = %v", err)
+			}
+			if err := p.Close(); err != nil {
+				t.Errorf("Pool.Close from the test: %v", err)
+			}
+			if err := c.Close(); err != nil {
+				t.Errorf("SharedClock.Close from the test: %v", err)
+			}
+			waitGoroutines(t, before)
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package gameloop
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"sync"
@@ -120,7 +121,16 @@ type SharedClock struct {
 	// wokeGoroutines is whether the waiter woke a goroutine's wait (WaitUntil, a Loop) at its
 	// last wake-up, rather than only running pools' matches.
 	wokeGoroutines bool
+	// waiterID is the id of the waiter's goroutine (see goid), for Close to tell a call from a
+	// match's callback, which would wait for itself.
+	waiterID atomic.Uint64
 }
+
+// ErrCloseFromCallback is what Pool.Close and SharedClock.Close return when called from a
+// callback of one of the pool's (or clock's) matches: they wait for the goroutine that runs it,
+// and so would wait forever. They close nothing then. End the match with ErrStop, or close
+// from another goroutine (go pool.Close()).
+var ErrCloseFromCallback = errors.New("gameloop: Close called from a match's callback, which runs on a goroutine that Close waits for")
 
 // waitEntry is one deadline in the queue: a goroutine blocked in WaitUntil (ready), a Loop's
 // wait (wake, see waitLoop), or a pool's match (match).
@@ -319,8 +329,13 @@ func (c *SharedClock) wakeWaiter() {
 }
 
 // Close stops the waiter and ends every pool on the clock (see Pool.Close). Loops still waiting
-// on it go on, each on a Go timer of its own. Closing twice does nothing.
+// on it go on, each on a Go timer of its own. Closing twice does nothing. Called from a
+// callback of a pool's match, which runs on the waiter or a pool's worker, it would wait for
+// itself: it returns ErrCloseFromCallback and closes nothing.
 func (c *SharedClock) Close() error {
+	if c.calledFromCallback() {
+		return ErrCloseFromCallback
+	}
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
@@ -339,6 +354,30 @@ func (c *SharedClock) Close() error {
 		p.Close()
 	}
 	return nil
+}
+
+// calledFromCallback reports whether the caller is the clock's waiter or a worker of one of its
+// pools: the goroutines that run matches' callbacks.
+func (c *SharedClock) calledFromCallback() bool {
+	id := goid()
+	if id == 0 {
+		return false
+	}
+	if id == c.waiterID.Load() {
+		return true
+	}
+	c.mu.Lock()
+	pools := make([]*Pool, 0, len(c.pools))
+	for p := range c.pools {
+		pools = append(pools, p)
+	}
+	c.mu.Unlock()
+	for _, p := range pools {
+		if p.isWorker(id) {
+			return true
+		}
+	}
+	return false
 }
 
 // wait is the waiter: it fires what is due, then sleeps until the next target. If a match's
@@ -362,6 +401,7 @@ func (c *SharedClock) wait() {
 
 // serve runs the waiter until the clock closes.
 func (c *SharedClock) serve() {
+	c.waiterID.Store(goid())
 	for {
 		now := c.Now()
 		c.mu.Lock()
