@@ -1,0 +1,88 @@
+package netplay
+
+import (
+	"context"
+	"errors"
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gameloop-go/gameloop"
+)
+
+// stopAt is the test game, ending the loop once its session has run a tick.
+type stopAt struct {
+	*testGame
+	last uint64
+}
+
+func (g *stopAt) Step(tick uint64, inputs []PlayerInput[testInput]) error {
+	if err := g.testGame.Step(tick, inputs); err != nil {
+		return err
+	}
+	if tick >= g.last {
+		return gameloop.ErrStop
+	}
+	return nil
+}
+
+// TestLoopGame runs two real loops on the system clock, at 240 Hz, each with its session over
+// UDP on 127.0.0.1 through NewLoopGame, until each has run 480 ticks, and checks that they
+// played the same game.
+func TestLoopGame(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plays two seconds in real time")
+	}
+	const rate, ticks = 240, 480
+	var conns [2]net.PacketConn
+	for i := range conns {
+		c, err := net.ListenPacket("udp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns[i] = c
+	}
+	var games [2]*stopAt
+	var sessions [2]*Session[testInput]
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	for h := range 2 {
+		players := make([]Player, 2)
+		players[h] = Player{Local: true}
+		players[1-h] = Player{Addr: conns[1-h].LocalAddr()}
+		s, err := NewSession(conns[h], Config[testInput]{Players: players, Codec: byteCodec{}, TickRate: rate})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sessions[h] = s
+		defer s.Close()
+		loop, err := gameloop.New(gameloop.Config{TickRate: rate, NoFrames: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		games[h] = &stopAt{testGame: newTestGame(2, s.Slots(), uint64(h), 2*ticks), last: ticks}
+		games[h].session = s
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			errs[h] = loop.Run(ctx, NewLoopGame(s, Game[testInput](games[h]), loop))
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	common := min(sessions[0].final, sessions[1].final)
+	if common < ticks-uint64(DefaultPredictionWindow)-2 {
+		t.Fatalf("only %d ticks final", common)
+	}
+	for tick := uint64(1); tick <= common; tick++ {
+		if games[0].sums[tick-1] != games[1].sums[tick-1] {
+			t.Fatalf("tick %d: checksums %#x and %#x", tick, games[0].sums[tick-1], games[1].sums[tick-1])
+		}
+	}
+	t.Logf("%d ticks in sync; %+v", common, sessions[0].Stats())
+}
