@@ -149,10 +149,19 @@ func receive(t *testing.T, c *net.UDPConn, n int) []string {
 // counts are one line of the summary.
 type counts struct {
 	in, inBytes, dropped, duplicated, reordered, out, outBytes int
+	left, overflow, errors                                     int
 }
 
-var summaryLine = regexp.MustCompile(`(?m)^(client->server|server->client): (\d+) packets, (\d+) bytes in; dropped (\d+), duplicated (\d+), reordered (\d+); (\d+) packets, (\d+) bytes out`)
+var (
+	summaryLine = regexp.MustCompile(`(?m)^(client->server|server->client): (\d+) packets, (\d+) bytes in; dropped (\d+), duplicated (\d+), reordered (\d+); (\d+) packets, (\d+) bytes out(.*)$`)
+	leftRE      = regexp.MustCompile(`; (\d+) still in flight at the end`)
+	overflowRE  = regexp.MustCompile(`; (\d+) dropped with too much in flight`)
+	errorsRE    = regexp.MustCompile(`; (\d+) send errors`)
+)
 
+// parseSummary parses the summary's two lines, and checks that each adds up: what came in,
+// less what was dropped, plus the copies, is what went out, is in flight or was dropped on the
+// way out.
 func parseSummary(t *testing.T, out string) (up, down counts) {
 	t.Helper()
 	ms := summaryLine.FindAllStringSubmatch(out, -1)
@@ -164,7 +173,15 @@ func parseSummary(t *testing.T, out string) (up, down counts) {
 		for i := range v {
 			v[i], _ = strconv.Atoi(m[i+2])
 		}
-		c := counts{v[0], v[1], v[2], v[3], v[4], v[5], v[6]}
+		c := counts{in: v[0], inBytes: v[1], dropped: v[2], duplicated: v[3], reordered: v[4], out: v[5], outBytes: v[6]}
+		for re, f := range map[*regexp.Regexp]*int{leftRE: &c.left, overflowRE: &c.overflow, errorsRE: &c.errors} {
+			if x := re.FindStringSubmatch(m[9]); x != nil {
+				*f, _ = strconv.Atoi(x[1])
+			}
+		}
+		if c.in-c.dropped+c.duplicated != c.out+c.left+c.overflow+c.errors {
+			t.Errorf("%s does not add up: %+v\n%s", m[1], c, out)
+		}
 		if m[1] == "client->server" {
 			up = c
 		} else {
@@ -288,6 +305,35 @@ func TestDuplicatesEachWay(t *testing.T) {
 	if (up != counts{in: n, inBytes: 2 * n, duplicated: n, out: 2 * n, outBytes: 4 * n}) ||
 		(down != counts{in: 2 * n, inBytes: 4 * n, duplicated: 2 * n, out: 4 * n, outBytes: 8 * n}) {
 		t.Errorf("summary up %+v, down %+v\n%s", up, down, out)
+	}
+}
+
+// A server that is not listening: what the proxy sends it is refused (on this send or the next
+// read), and the summary still adds up.
+func TestServerNotListening(t *testing.T) {
+	gone, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := gone.LocalAddr().String()
+	gone.Close()
+	p := startProxy(t, addr)
+	c := dial(t, p.addr)
+	const n = 20
+	for i := range n {
+		fmt.Fprintf(c, "%d", i)
+	}
+	deadline := time.Now().Add(patience)
+	for {
+		up, _, _ := p.counts()
+		if up == n || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	up, down := parseSummary(t, p.stop(t))
+	if up.in != n || down.in != 0 {
+		t.Errorf("summary up %+v, down %+v; want %d in on the way up", up, down, n)
 	}
 }
 

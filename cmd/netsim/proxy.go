@@ -33,6 +33,7 @@ type direction struct {
 	sentBytes int64
 	overflow  int64 // packets dropped because too much was in flight
 	errors    int64 // packets the system would not send
+	left      int64 // packets still in flight when the run ended
 }
 
 // client is one client address and its upstream socket.
@@ -62,13 +63,14 @@ type proxy struct {
 	up, down   direction
 	clients    map[netip.AddrPort]*client
 	refused    int64 // packets from clients past -max-clients
+	noSocket   int64 // packets from new clients for whom no socket to the server could be opened
+	readErrors int64 // errors reading replies: the ICMP errors of packets sent earlier
 	queue      []*delivery
 	queueBytes int
 	seq        uint64
 	free       []*delivery
 	ran        time.Duration
-	left       int64 // packets still in flight when the run ended
-	closed     bool  // the run has ended: no more clients
+	closed     bool // the run has ended: no more clients
 }
 
 func newProxy(o options) (*proxy, error) {
@@ -109,7 +111,9 @@ func (p *proxy) run(ctx context.Context, stderr io.Writer) {
 		c.upstream.Close()
 	}
 	p.ran = time.Since(p.start)
-	p.left = int64(len(p.queue))
+	for _, x := range p.queue {
+		x.dir.left++
+	}
 	p.mu.Unlock()
 	wg.Wait()
 }
@@ -143,7 +147,7 @@ func (p *proxy) readClients(wg *sync.WaitGroup, stderr io.Writer) {
 			}
 			up, err := net.DialUDP("udp", nil, p.target)
 			if err != nil {
-				p.up.errors++
+				p.noSocket++
 				p.mu.Unlock()
 				fmt.Fprintln(stderr, "netsim: opening a socket to the server:", err)
 				continue
@@ -167,9 +171,9 @@ func (p *proxy) readServer(c *client, stderr io.Writer) {
 		}
 		if err != nil {
 			// A connected socket reports the ICMP errors of earlier sends (the server not
-			// listening, say); the next read goes on.
+			// listening, say), packets already counted as sent; the next read goes on.
 			p.mu.Lock()
-			p.up.errors++
+			p.readErrors++
 			p.mu.Unlock()
 			continue
 		}
@@ -265,7 +269,8 @@ func (p *proxy) counts() (up, down, refused int64) {
 	return p.up.link.Stats().Packets, p.down.link.Stats().Packets, p.refused
 }
 
-// summary prints what happened each way.
+// summary prints what happened each way. Each way, in - dropped + duplicated = out + still in
+// flight + dropped with too much in flight + send errors.
 func (p *proxy) summary(w io.Writer) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -273,14 +278,20 @@ func (p *proxy) summary(w io.Writer) {
 	if p.refused > 0 {
 		fmt.Fprintf(w, ", %d packets refused from clients past -max-clients", p.refused)
 	}
-	if p.left > 0 {
-		fmt.Fprintf(w, ", %d packets still in flight at the end", p.left)
+	if p.noSocket > 0 {
+		fmt.Fprintf(w, ", %d packets dropped for want of a socket to the server", p.noSocket)
+	}
+	if p.readErrors > 0 {
+		fmt.Fprintf(w, ", %d errors reading replies (the server refused earlier packets)", p.readErrors)
 	}
 	fmt.Fprintln(w)
 	for _, d := range []*direction{&p.up, &p.down} {
 		s := d.link.Stats()
 		fmt.Fprintf(w, "%s: %d packets, %d bytes in; dropped %d, duplicated %d, reordered %d; %d packets, %d bytes out",
 			d.name, s.Packets, s.Bytes, s.Dropped, s.Duplicated, s.Reordered, d.sent, d.sentBytes)
+		if d.left > 0 {
+			fmt.Fprintf(w, "; %d still in flight at the end", d.left)
+		}
 		if d.overflow > 0 {
 			fmt.Fprintf(w, "; %d dropped with too much in flight", d.overflow)
 		}
