@@ -292,6 +292,9 @@ type Event struct {
 	Count, Total int
 	// Timeout is the time left before disconnection, for EventInterrupted.
 	Timeout time.Duration
+	// Reason says why a player was disconnected (EventDisconnected): "unheard for 2s", "it
+	// left", or "another peer lost it".
+	Reason string
 }
 
 // String describes the event in words, such as "player 1: desync at tick 600: checksum
@@ -309,7 +312,7 @@ func (e Event) String() string {
 	case EventResumed:
 		return fmt.Sprintf("player %d: network resumed", e.Handle)
 	case EventDisconnected:
-		return fmt.Sprintf("player %d: disconnected after tick %d", e.Handle, e.Tick)
+		return fmt.Sprintf("player %d: disconnected after tick %d (%s)", e.Handle, e.Tick, e.Reason)
 	case EventDesync:
 		return fmt.Sprintf("player %d: desync at tick %d: checksum %#016x here, %#016x there", e.Handle, e.Tick, e.Local, e.Remote)
 	}

@@ -237,7 +237,7 @@ func (s *Session[I]) disconnectPlayer(h int, last uint64, why string) {
 	was := q.gone
 	q.gone, q.goneAfter = true, last
 	if !was {
-		s.event(Event{Kind: EventDisconnected, Handle: h, Tick: last})
+		s.event(Event{Kind: EventDisconnected, Handle: h, Tick: last, Reason: why})
 		if s.cfg.EndOnDisconnect && s.endErr == nil {
 			s.endErr = fmt.Errorf("%w: player %d (%s), after tick %d", ErrDisconnected, h, why, last)
 		}

@@ -114,6 +114,9 @@ func TestPeerKilled(t *testing.T) {
 				t.Fatalf("no disconnection reported: %v", p.events)
 			}
 			t.Logf("killed at %v; %v at %v; %v at %v", killAt, EventInterrupted, interruptedAt, disc, disconnectedAt)
+			if disc.Reason != "unheard for 2s" {
+				t.Errorf("disconnected: %v", disc)
+			}
 			// The peer was last heard between 200 ms before the kill (packets are 200 ms
 			// apart at most) and 150 ms after it (packets in flight: 100 +- 50 ms); the
 			// session sees the silence at its next tick.
