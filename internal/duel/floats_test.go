@@ -81,14 +81,13 @@ func TestFloatsFuseByBuild(t *testing.T) {
 			t.Fatalf("running the GOAMD64=%s build: %v\n%s", level, err, out)
 		}
 		outputs[level] = string(out)
-		t.Logf("GOAMD64=%s:\n%s", level, out)
-
 		fused, separate := functionText(string(asm), "main.fused"), functionText(string(asm), "main.separate")
-		t.Logf("GOAMD64=%s, x*y + z:\n%s", level, fused)
-		if strings.Contains(separate, "VFMADD") || !strings.Contains(separate, "MULSD") || !strings.Contains(separate, "ADDSD") {
+		t.Logf("GOAMD64=%s: x*y + z is %s; float64(x*y) + z is %s; the program prints\n%s",
+			level, strings.Join(fused, "; "), strings.Join(separate, "; "), out)
+		if has(separate, "VFMADD") || !has(separate, "MULSD") || !has(separate, "ADDSD") {
 			t.Errorf("GOAMD64=%s: float64(x*y) + z should be a MULSD then an ADDSD, never fused:\n%s", level, separate)
 		}
-		if wantFused := level == "v3"; strings.Contains(fused, "VFMADD231SD") != wantFused {
+		if wantFused := level == "v3"; has(fused, "VFMADD231SD") != wantFused {
 			t.Errorf("GOAMD64=%s: x*y + z fused into VFMADD231SD: %v, want %v:\n%s", level, !wantFused, wantFused, fused)
 		}
 	}
@@ -104,25 +103,42 @@ func TestFloatsFuseByBuild(t *testing.T) {
 	}
 }
 
-// functionText returns the instructions of one function in the compiler's -S output: the
-// indented lines after the one that names it ("main.fused STEXT ...") that hold an instruction
-// (with its file and line in parentheses), not the bytes of the machine code or relocations.
-func functionText(asm, name string) string {
+// functionText returns the instructions of one function in the compiler's -S output, such as
+// "MULSD X1, X0": from the indented lines after the one that names it ("main.fused STEXT ..."),
+// those that hold an instruction (with its file and line in parentheses), without the
+// pseudo-instructions (TEXT, FUNCDATA, PCDATA).
+func functionText(asm, name string) []string {
 	start := strings.Index(asm, "\n"+name+" STEXT")
 	if start < 0 {
-		return ""
+		return nil
 	}
-	var b strings.Builder
+	var out []string
 	for _, l := range strings.Split(asm[start+1:], "\n")[1:] {
 		if !strings.HasPrefix(l, "\t") {
 			break // the next symbol
 		}
-		if strings.Contains(l, ".go:") {
-			b.WriteString(strings.TrimSpace(l))
-			b.WriteByte('\n')
+		_, after, ok := strings.Cut(l, ".go:")
+		if !ok {
+			continue // the machine code's bytes, relocations
+		}
+		_, inst, _ := strings.Cut(after, ")")
+		fields := strings.Fields(inst)
+		if len(fields) == 0 || fields[0] == "TEXT" || fields[0] == "FUNCDATA" || fields[0] == "PCDATA" {
+			continue
+		}
+		out = append(out, strings.Join(fields, " "))
+	}
+	return out
+}
+
+// has reports whether one of the instructions starts with op.
+func has(instructions []string, op string) bool {
+	for _, in := range instructions {
+		if strings.HasPrefix(in, op) {
+			return true
 		}
 	}
-	return b.String()
+	return false
 }
 
 // lines returns the program's output as name: value.
