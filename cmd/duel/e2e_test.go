@@ -99,6 +99,28 @@ func TestTerminalsThroughNetsim(t *testing.T) {
 	right.waitExit(0)
 }
 
+// Quitting while waiting for the other player: q, Escape or Ctrl-C end duel with status 0,
+// the terminal restored (the shell prints the status on a clean line).
+func TestTerminalQuitWhileWaiting(t *testing.T) {
+	tmux, err := exec.LookPath("tmux")
+	if err != nil {
+		if os.Getenv("GAMELOOP_REQUIRE_ALL") == "1" {
+			t.Fatal("tmux is not installed (scripts/packages/term.txt lists it), and GAMELOOP_REQUIRE_ALL=1")
+		}
+		t.Skip("tmux is not installed: skipping the terminal test")
+	}
+	tm := &tmuxServer{t: t, bin: tmux, socket: filepath.Join(t.TempDir(), "tmux.sock")}
+	t.Cleanup(func() { _ = exec.Command(tm.bin, "-S", tm.socket, "kill-server").Run() })
+	for i, key := range [][]string{{"-l", "q"}, {"Escape"}, {"C-c"}} {
+		p := tm.session(fmt.Sprintf("duel-%d", i), "-listen", "127.0.0.1:0")
+		p.waitFor("the listener to wait", func(s screen) bool {
+			return len(s) > 1 && strings.HasPrefix(s[len(s)-2], "waiting for the other player on 127.0.0.1:")
+		})
+		p.sendKeys(key...)
+		p.waitExit(0)
+	}
+}
+
 var (
 	syncRE = regexp.MustCompile(` sync (\d+) ([0-9a-f]{16})$`)
 	tickRE = regexp.MustCompile(` tick (\d+)`)

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -278,4 +279,38 @@ func TestHeadlessThroughNetsimPoor(t *testing.T) {
 	}
 	t.Parallel()
 	playPair(t, "poor", testTicks(t))
+}
+
+// A peer killed mid-game: the other says the other player is not heard from, then that it
+// left, and exits 1 saying the tick it waited for was not confirmed.
+func TestPeerKilled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plays a game for a few seconds")
+	}
+	t.Parallel()
+	a := start(t, "duel -listen", bins.duel, "-listen", "127.0.0.1:0", "-headless", "-ticks", "100000", "-bot", "1")
+	addr := a.waitFor(waitingRE, true, time.Minute)
+	b := start(t, "duel -connect", bins.duel, "-connect", addr, "-headless", "-ticks", "100000", "-bot", "2")
+	playing := regexp.MustCompile(`duel: (playing): `)
+	a.waitFor(playing, true, time.Minute)
+	b.waitFor(playing, true, time.Minute)
+	if err := b.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	b.wait(time.Minute)
+	code := a.wait(time.Minute)
+	_, errOut := a.output()
+	for _, want := range []string{
+		"the other player is not heard from: disconnecting in ",
+		"the other player left after tick ",
+		"the other player left before tick 100000 was confirmed",
+	} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("the listener's stderr has no %q", want)
+		}
+	}
+	if code != exitError || t.Failed() {
+		t.Fatalf("the listener: exit status %d, stderr:\n%s", code, errOut)
+	}
+	t.Logf("the listener, its peer killed:\n%s", errOut)
 }

@@ -50,6 +50,7 @@ func runNetwork(ctx context.Context, opts options, stdout, stderr io.Writer) err
 		conn:   conn,
 		local:  local,
 		stdout: stdout,
+		stderr: stderr,
 		rec:    rec,
 		events: make([]netplay.Event, 0, 16),
 	}
@@ -157,6 +158,7 @@ type app struct {
 	conn   net.PacketConn
 	local  int
 	stdout io.Writer
+	stderr io.Writer // headless, the events go there
 	rec    *recording
 	game   *game
 
@@ -353,13 +355,22 @@ func (a *app) event(e *netplay.Event) {
 		a.status.Message = "the other player is back"
 	case netplay.EventDisconnected:
 		a.peerOut = true
-		a.status.Message = fmt.Sprintf("the other player left after tick %d (q quits)", e.Tick)
+		a.status.Message = fmt.Sprintf("the other player left after tick %d", e.Tick)
+		if !a.opts.headless {
+			a.status.Message += " (q quits)"
+		}
 	case netplay.EventDesync:
 		if a.desync == nil {
 			d := *e
 			a.desync = &d
 		}
 		a.status.Message = "DESYNC: " + e.String()
+		return // printed at the end, headless
+	default:
+		return
+	}
+	if a.opts.headless && e.Kind != netplay.EventSynchronizing {
+		fmt.Fprintf(a.stderr, "duel: %s\n", a.status.Message)
 	}
 }
 
@@ -392,7 +403,7 @@ func (a *app) headlessEnd() error {
 			return gameloop.ErrStop
 		}
 	case a.peerOut:
-		return fmt.Errorf("the other player left before tick %d was confirmed (at tick %d)", want, a.final)
+		return fmt.Errorf("the other player left before tick %d was confirmed", want)
 	}
 	return nil
 }
