@@ -186,20 +186,27 @@ var (
 // through netsim with preset if preset is not empty, and checks that both print the same
 // checksum for the tick and that each one's recording holds it and replays matched.
 func playPair(t *testing.T, preset string, ticks int) {
+	t.Helper()
+	playPairWith(t, preset, ticks, nil, nil)
+}
+
+// playPairWith is playPair with more flags for each peer.
+func playPairWith(t *testing.T, preset string, ticks int, flagsA, flagsB []string) {
+	t.Helper()
 	dir := t.TempDir()
 	// The game's time at 60 Hz, slowed at most 10% by time sync, plus the handshake; three
 	// times that and a minute is room for a loaded machine.
 	within := 3*time.Duration(ticks)*time.Second/60 + time.Minute
 	n := strconv.Itoa(ticks)
 	recA, recB := filepath.Join(dir, "a.rec"), filepath.Join(dir, "b.rec")
-	a := start(t, "duel -listen", bins.duel, "-listen", "127.0.0.1:0", "-headless", "-ticks", n, "-bot", "1", "-record", recA)
+	a := start(t, "duel -listen", bins.duel, append([]string{"-listen", "127.0.0.1:0", "-headless", "-ticks", n, "-bot", "1", "-record", recA}, flagsA...)...)
 	addr := a.waitFor(waitingRE, true, within)
 	var proxy *process
 	if preset != "" {
 		proxy = start(t, "netsim", bins.netsim, "-listen", "127.0.0.1:0", "-to", addr, "-preset", preset, "-seed", "1")
 		addr = proxy.waitFor(forwardingRE, false, within)
 	}
-	b := start(t, "duel -connect", bins.duel, "-connect", addr, "-headless", "-ticks", n, "-bot", "2", "-record", recB)
+	b := start(t, "duel -connect", bins.duel, append([]string{"-connect", addr, "-headless", "-ticks", n, "-bot", "2", "-record", recB}, flagsB...)...)
 
 	sums := map[string]string{}
 	for _, p := range []*process{a, b} {
@@ -279,6 +286,18 @@ func TestHeadlessThroughNetsimPoor(t *testing.T) {
 	}
 	t.Parallel()
 	playPair(t, "poor", testTicks(t))
+}
+
+// Each peer chooses its own input delay and prediction window: one with no delay and a long
+// window, the other with a long delay and a short window, the game is the same on both, and
+// neither leaves before the other has the last tick confirmed. So is lockstep against rollback.
+func TestHeadlessMixedSettings(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plays two games of 3 seconds")
+	}
+	t.Parallel()
+	playPairWith(t, "", 180, []string{"-delay", "0", "-window", "30"}, []string{"-delay", "6", "-window", "2"})
+	playPairWith(t, "", 180, []string{"-window", "0"}, []string{"-delay", "0", "-window", "8"})
 }
 
 // A peer killed mid-game: the other says the other player is not heard from, then that it

@@ -382,10 +382,11 @@ func sideName(player int) string {
 }
 
 // headlessEnd ends a headless run: once tick opts.ticks is confirmed it prints its checksum,
-// and once the other player has it confirmed too (or has gone), it stops the loop. The other
-// player has every input of this one up to that tick once an input of its own for a tick
-// delay + window later has arrived: it cannot run a tick further than the window past the
-// inputs it has.
+// and once the other player has it confirmed too (or has gone), it stops the loop. Leaving
+// sooner could leave the other player without this one's last inputs, which would then be
+// marked disconnected there: another game. The other player has every input of this one up to
+// the tick once an input of its own for settleTicks ticks later has arrived: it adds its input
+// its delay ahead of the tick it runs, and runs no more than its window past the inputs it has.
 func (a *app) headlessEnd() error {
 	want := a.opts.ticks
 	if !a.printed && a.final >= want {
@@ -399,7 +400,7 @@ func (a *app) headlessEnd() error {
 		return gameloop.ErrStop
 	case a.printed:
 		theirs := a.session.PeerStats(1 - a.local).Confirmed
-		if theirs >= want+uint64(a.opts.delay+a.opts.window)+1 {
+		if theirs >= want+settleTicks {
 			return gameloop.ErrStop
 		}
 	case a.peerOut:
@@ -407,6 +408,10 @@ func (a *app) headlessEnd() error {
 	}
 	return nil
 }
+
+// settleTicks bounds the other player's input delay and prediction window together, whatever
+// its flags: see headlessEnd.
+const settleTicks = netplay.MaxInputDelay + netplay.MaxPredictionWindow + 1
 
 // Input handles the keys: the paddle's, and q or Escape to quit.
 func (a *app) Input(in *gameloop.Input) error {
