@@ -125,7 +125,12 @@ type Config[I comparable] struct {
 	InputDelay int
 
 	// PredictionWindow is how many ticks a peer may run ahead of the last tick whose inputs it
-	// has all, 1 to MaxPredictionWindow. 0 means DefaultPredictionWindow.
+	// has all, 1 to MaxPredictionWindow. 0 means DefaultPredictionWindow. It bounds the
+	// rollbacks: a tick costs at most the window's ticks run again. With three peers or more
+	// a peer also runs at most twice the window past what the others report having of each
+	// player's input, so that when a peer vanishes, the others can go back to the last tick
+	// of its input they all have (rollbacks then reach twice the window, and Slots is twice
+	// the window + 2).
 	PredictionWindow int
 
 	// Lockstep waits for every input before running a tick: no prediction, no rollback (a

@@ -166,11 +166,16 @@ func (s *Session[I]) handleInput(pr *peer, m *wire.Message) bool {
 		return false
 	}
 	s.ack(pr, m.AckTick)
-	// Players the sender has seen disconnected, at the least tick any peer reports.
+	// How far the sender has the other players' inputs, and the players it has seen
+	// disconnected, at the least tick any peer reports.
 	for h := range m.Players {
 		st := m.Status[h]
 		q := s.queues[h]
-		if !st.Disconnected || q.local || pr.handles.Has(h) {
+		if q.local || pr.handles.Has(h) {
+			continue
+		}
+		if !st.Disconnected {
+			pr.reported[h] = max(pr.reported[h], uint64(max(st.LastTick, 0)))
 			continue
 		}
 		last := uint64(max(st.LastTick, 0))
@@ -253,7 +258,9 @@ func (s *Session[I]) disconnect(pr *peer, why string) {
 	pr.stats.Status = Disconnected
 	for h, q := range s.queues {
 		if pr.handles.Has(h) && !q.gone {
-			s.disconnectPlayer(h, q.confirmed, why)
+			// The least tick of its input that any peer still here has: the others
+			// come to the same (they report it, and take the least they hear).
+			s.disconnectPlayer(h, min(q.confirmed, s.reported(h)), why)
 		}
 	}
 }
@@ -346,14 +353,24 @@ func (s *Session[I]) syncRequest(pr *peer) {
 }
 
 // sendInputs sends every running peer the local inputs it has not acknowledged, or the
-// acknowledgement of its inputs if that has moved on.
+// acknowledgement of its inputs if that has moved on, or the players' status if that has.
 func (s *Session[I]) sendInputs() {
 	last := s.localConfirmed()
 	for _, pr := range s.peers {
-		if pr.state == peerRunning && (pr.acked < last || pr.lastAckSent != s.peerConfirmed(pr)) {
+		if pr.state == peerRunning && (pr.acked < last || pr.lastAckSent != s.peerConfirmed(pr) || s.statusMoved(pr)) {
 			s.sendInput(pr)
 		}
 	}
+}
+
+// statusMoved reports whether the players' status has changed since it was last sent to pr.
+func (s *Session[I]) statusMoved(pr *peer) bool {
+	for h, q := range s.queues {
+		if last := pr.statusSent[h]; last.LastTick != int64(q.status()) || last.Disconnected != q.gone {
+			return true
+		}
+	}
+	return false
 }
 
 // peerConfirmed returns the last tick up to which we have the inputs of pr's players.
@@ -381,11 +398,8 @@ func (s *Session[I]) sendInput(pr *peer) {
 	}
 	pr.lastAckSent = s.peerConfirmed(pr)
 	for h, q := range s.queues {
-		if q.gone {
-			m.Status[h] = wire.PlayerStatus{Disconnected: true, LastTick: int64(q.goneAfter)}
-		} else {
-			m.Status[h] = wire.PlayerStatus{LastTick: int64(q.confirmed)}
-		}
+		m.Status[h] = wire.PlayerStatus{Disconnected: q.gone, LastTick: int64(q.status())}
+		pr.statusSent[h] = m.Status[h]
 	}
 	last := s.localConfirmed()
 	start := pr.acked + 1

@@ -69,6 +69,15 @@ type player[I comparable] struct {
 	goneAfter uint64
 }
 
+// status returns the last tick of the player's input known here, as reported to the peers:
+// the tick after which it is disconnected, once it is.
+func (q *player[I]) status() uint64 {
+	if q.gone {
+		return q.goneAfter
+	}
+	return q.confirmed
+}
+
 // checksum is a checksum of a confirmed tick.
 type checksum struct {
 	tick, sum uint64
@@ -112,6 +121,11 @@ type peer struct {
 	aheadRemote float64 // its estimate of how far it runs ahead of us, as reported
 	haveAhead   bool
 
+	// reported is how far it reports having each other player's input (Input.Status);
+	// statusSent is what we last reported to it.
+	reported   [MaxPlayers]uint64
+	statusSent [MaxPlayers]wire.PlayerStatus
+
 	// Desync detection: its reports not yet compared.
 	theirSums [checksumHistory]checksum
 	desynced  uint64 // the tick of the last desync reported, to report each once
@@ -138,6 +152,7 @@ type Session[I comparable] struct {
 	codec   Codec[I]
 	size    int // encoded input size
 	window  int
+	depth   int // the deepest rollback: the window, or twice it with three peers or more
 	delay   int
 	slots   int
 	players []Player
@@ -197,7 +212,6 @@ func NewSession[I comparable](conn net.PacketConn, cfg Config[I]) (*Session[I], 
 	} else if s.window == 0 {
 		s.window = DefaultPredictionWindow
 	}
-	s.slots = s.window + 2
 	if s.cfg.TickRate == 0 {
 		s.cfg.TickRate = DefaultTickRate
 	}
@@ -249,8 +263,13 @@ func NewSession[I comparable](conn net.PacketConn, cfg Config[I]) (*Session[I], 
 	n := len(s.players)
 	s.pending = make([]I, n)
 	s.hasPending = make([]bool, n)
-	s.reqs = make([]Request[I], 0, 2*s.window+6)
-	s.inputs = make([]PlayerInput[I], n*(s.window+3))
+	s.depth = s.window
+	if len(s.peers) > 1 {
+		s.depth = 2 * s.window // see confirmed
+	}
+	s.slots = s.depth + 2
+	s.reqs = make([]Request[I], 0, 2*s.depth+6)
+	s.inputs = make([]PlayerInput[I], n*(s.depth+3))
 	s.events = make([]Event, 0, 64)
 	s.sendBuf = make([]byte, 0, wire.MaxPacket)
 	s.rawBuf = make([]byte, wire.MaxTicksPerInput*s.nlocal*s.size)
@@ -323,8 +342,9 @@ func (cfg *Config[I]) check() error {
 	return nil
 }
 
-// Slots returns the number of state slots the game needs for Save and Load requests:
-// the prediction window + 2.
+// Slots returns the number of state slots the game needs for Save and Load requests: the
+// prediction window + 2 between two peers; with three or more, twice the window + 2, for the
+// deeper rollback that a peer vanishing may take (see Config.PredictionWindow).
 func (s *Session[I]) Slots() int { return s.slots }
 
 // Tick returns the last tick run.
@@ -401,12 +421,55 @@ func (pr *peer) advantage() float64 {
 	return (pr.aheadLocal - pr.aheadRemote) / 2
 }
 
-// confirmed returns the last tick whose inputs are all known.
+// confirmed returns the last tick whose inputs are all known, and final: no later change can
+// make a tick up to it run again.
+//
+// With three or more peers, a remote player's input counts as known only as far as every
+// other peer has reported having it too: should that player's peer vanish, the others agree
+// to stop its input at the least tick any of them has (see disconnect), and the ticks after it
+// run again.
 func (s *Session[I]) confirmed() uint64 {
 	c := uint64(math.MaxUint64)
-	for _, q := range s.queues {
-		if !q.gone {
-			c = min(c, q.confirmed)
+	for h, q := range s.queues {
+		if q.gone {
+			continue
+		}
+		c = min(c, q.confirmed)
+		if !q.local {
+			c = min(c, s.reported(h))
+		}
+	}
+	return c
+}
+
+// limit returns the tick the prediction window counts from: the last tick whose inputs are
+// all known here, held back to the window (depth - window) past what the other peers report
+// having of each remote player, so that a rollback to where they stop a vanished player's
+// input stays within the depth kept.
+func (s *Session[I]) limit() uint64 {
+	c := uint64(math.MaxUint64)
+	extra := uint64(s.depth - s.window)
+	for h, q := range s.queues {
+		if q.gone {
+			continue
+		}
+		c = min(c, q.confirmed)
+		if !q.local {
+			if r := s.reported(h); r != math.MaxUint64 {
+				c = min(c, r+extra)
+			}
+		}
+	}
+	return c
+}
+
+// reported returns the least tick up to which the running peers other than its own report
+// having remote player h's input (MaxUint64 if there are none).
+func (s *Session[I]) reported(h int) uint64 {
+	c := uint64(math.MaxUint64)
+	for _, pr := range s.peers {
+		if pr.state == peerRunning && !pr.handles.Has(h) {
+			c = min(c, pr.reported[h])
 		}
 	}
 	return c
@@ -493,7 +556,7 @@ func (s *Session[I]) Advance(now time.Duration) ([]Request[I], error) {
 	}
 	s.sendInputs()
 	s.timeSync()
-	if next > s.confirmed()+uint64(s.window) {
+	if next > s.limit()+uint64(s.window) {
 		s.stats.Skipped++
 		return nil, ErrPredictionThreshold
 	}
@@ -504,7 +567,7 @@ func (s *Session[I]) Advance(now time.Duration) ([]Request[I], error) {
 	used := 0
 	// A rollback to the first tick that ran with an input that proved wrong.
 	if first := s.firstWrong(); first <= s.tick {
-		first = max(first, s.tick-uint64(min(uint64(s.window), s.tick)))
+		first = max(first, s.tick-min(uint64(s.depth), s.tick))
 		if first == 0 {
 			first = 1
 		}
@@ -538,7 +601,7 @@ func (s *Session[I]) localConfirmed() uint64 {
 // that proves right costs nothing: the tick is not run again to mark its input Confirmed.
 func (s *Session[I]) firstWrong() uint64 {
 	first := uint64(math.MaxUint64)
-	low := s.tick - min(s.tick, uint64(s.window)+1)
+	low := s.tick - min(s.tick, uint64(s.depth)+1)
 	for _, q := range s.queues {
 		if q.local {
 			continue
