@@ -73,7 +73,12 @@ func TestPoolWorkerPriority(t *testing.T) {
 	if lowered == base {
 		t.Skipf("the process runs at nice %d: no lower priority to give", base)
 	}
-	before := threadsAtNice(t, lowered) // the workers of pools another test left open, if any
+	// The workers of pools another test left open, if any. The threads of a pool closed by the
+	// test before end a little after its Close has returned: those are waited for.
+	before := threadsAtNice(t, lowered)
+	if before > 0 {
+		before = waitThreadsAtNice(t, lowered, 0)
+	}
 	for _, keep := range []bool{false, true} {
 		c := NewSharedClock(nil)
 		p := NewPool(c, &PoolOptions{Workers: 2, KeepWorkerPriority: keep})
