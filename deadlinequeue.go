@@ -175,3 +175,28 @@ func (q *deadlineQueue) takeAll(dst []*waitEntry) []*waitEntry {
 	*q = deadlineQueue{}
 	return dst
 }
+
+// removeFunc takes out of the queue every entry for which drop reports true, and appends them
+// to dst, in one pass over the run and one over the heap, which it rebuilds: closing a pool
+// takes out thousands of matches at once, and taking each out by itself searches the heap for
+// it (remove), a cost that grows with the queue.
+func (q *deadlineQueue) removeFunc(drop func(*waitEntry) bool, dst []*waitEntry) []*waitEntry {
+	kept := 0
+	for i := range q.n {
+		s := *q.slot(i)
+		if s.entry != nil && drop(s.entry) {
+			dst = append(dst, s.entry)
+			continue
+		}
+		if s.entry == nil {
+			continue // a hole: the run is rebuilt without them
+		}
+		*q.slot(kept) = s
+		kept++
+	}
+	for i := kept; i < q.n; i++ {
+		*q.slot(i) = heapSlot{}
+	}
+	q.n, q.holes = kept, 0
+	return q.heap.removeFunc(drop, dst)
+}

@@ -814,14 +814,33 @@ func (p *Pool) Close() error {
 	p.mu.Unlock()
 	p.disarm()
 	p.work.Broadcast()
+	// The matches waiting in the clock's queue are taken out of it at once, and end here: one
+	// pass over the queue, where ending each by itself (end) would search the queue for it.
+	c := p.clock
+	c.mu.Lock()
+	waiting := c.queue.removeFunc(func(e *waitEntry) bool { return e.match != nil && e.match.pool == p }, nil)
+	for _, e := range waiting {
+		e.match.state = matchEnded
+	}
+	c.mu.Unlock()
+	for _, e := range waiting {
+		m := e.match
+		m.inMu.Lock()
+		if m.endErr == nil {
+			m.endErr = ErrClosed
+		}
+		m.inMu.Unlock()
+		m.stopping.Store(true)
+		m.err = m.endReason()
+		m.finish()
+	}
 	for _, m := range matches {
-		m.end(ErrClosed)
+		m.end(ErrClosed) // the others: not started, parked, or held by the waiter or a worker
 	}
 	p.workers.Wait()
 	for _, m := range matches {
 		<-m.done
 	}
-	c := p.clock
 	c.mu.Lock()
 	delete(c.pools, p)
 	c.mu.Unlock()

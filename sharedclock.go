@@ -642,6 +642,9 @@ func (c *SharedClock) timerWait(d time.Duration) {
 // c/4+2.
 type deadlineHeap struct {
 	s []heapSlot
+	// searched counts the slots remove has looked at, for tests: the cost that ending many
+	// entries one by one would pay.
+	searched int
 }
 
 type heapSlot struct {
@@ -672,6 +675,7 @@ func (h *deadlineHeap) push(e *waitEntry) {
 // remove takes e out of the heap; it reports false if e was not in it.
 func (h *deadlineHeap) remove(e *waitEntry) bool {
 	for p := heapPad; p < len(h.s); p++ {
+		h.searched++
 		if h.s[p].entry == e {
 			h.removeAt(p)
 			return true
@@ -728,6 +732,30 @@ func (h *deadlineHeap) takeDue(now time.Duration, batch []*waitEntry) []*waitEnt
 		}
 	}
 	return batch
+}
+
+// removeFunc takes out of the heap every entry for which drop reports true, appends them to
+// dst, and rebuilds the heap from the others.
+func (h *deadlineHeap) removeFunc(drop func(*waitEntry) bool, dst []*waitEntry) []*waitEntry {
+	if h.len() == 0 {
+		return dst
+	}
+	kept := h.s[:heapPad]
+	for _, slot := range h.s[heapPad:] {
+		if drop(slot.entry) {
+			dst = append(dst, slot.entry)
+		} else {
+			kept = append(kept, slot)
+		}
+	}
+	clear(h.s[len(kept):])
+	h.s = kept
+	if last := len(kept) - 1; last > heapPad {
+		for p := heapParent(last); p >= heapPad; p-- {
+			h.down(p)
+		}
+	}
+	return dst
 }
 
 // latestUpTo returns the latest deadline at most limit in the subtree at p, or best if none is
