@@ -131,7 +131,7 @@ type PlayerStatus struct {
 
 // Message is one decoded packet: the header and the fields of every kind, of which only those
 // of the header's Kind are meaningful (Decode zeroes the others). It is a value of fixed size
-// (about 700 bytes) with no pointers, meant to be kept and reused: Append and Decode allocate
+// (under 1 KiB) with no pointers, meant to be kept and reused: Append and Decode allocate
 // nothing.
 type Message struct {
 	Header
