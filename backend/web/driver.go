@@ -199,7 +199,11 @@ func (d *Driver) advanceTo(now time.Duration) time.Duration {
 	if !d.timed {
 		d.timed = true
 		d.last = now
-		d.sched.Advance(now - min(gridLead, d.sched.Step()/4))
+		start := now - min(gridLead, d.sched.Step()/4)
+		if start > now {
+			start = math.MinInt64 // near the most negative time, the lead wraps around
+		}
+		d.sched.Advance(start)
 	}
 	d.last = max(d.last, now)
 	return d.last
