@@ -61,6 +61,13 @@ func (g *game) Save(slot int) uint64 {
 // Load copies the state back from slot.
 func (g *game) Load(slot int) { g.state = g.slots[slot].state }
 
+// resize makes the game hold n slots, as its session asks.
+func (g *game) resize(n int) {
+	if n != len(g.slots) {
+		g.slots = make([]slot, n)
+	}
+}
+
 // saved returns the checksum of the state after tick as last saved, if a slot still holds it.
 func (g *game) saved(tick uint64) (uint64, bool) {
 	for i := range g.slots {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gameloop-go/gameloop/netplay"
 	"github.com/gameloop-go/gameloop/replay"
 )
 
@@ -63,6 +65,32 @@ func TestSyncTest(t *testing.T) {
 		}
 		t.Logf("duel %s: %s", strings.Join(args, " "), stdout.String())
 	}
+}
+
+// The sync test is not vacuous: a game whose Load forgets part of the state (the score), as a
+// game that saved too little would, fails it at the first tick played again after a point
+// was scored, with both checksums.
+func TestSyncTestCatchesForgetfulLoad(t *testing.T) {
+	g := &forgetful{game: newGame(1, 1, nil)}
+	opts := options{ticks: 3000, delay: 2}
+	err := syncTest(context.Background(), opts, g, &g.state, g.resize)
+	var syncErr *netplay.SyncError
+	if !errors.As(err, &syncErr) {
+		t.Fatalf("syncTest of a game that forgets the score on Load: %v, want a *netplay.SyncError", err)
+	}
+	t.Logf("%v", err)
+	if syncErr.First == syncErr.Again || syncErr.Tick == 0 {
+		t.Errorf("%+v: want the tick and two different checksums", syncErr)
+	}
+}
+
+// forgetful is the game with a Load that keeps the score it had, rather than the saved one.
+type forgetful struct{ *game }
+
+func (f *forgetful) Load(slot int) {
+	score := f.state.Score
+	f.game.Load(slot)
+	f.state.Score = score
 }
 
 // A recording whose checksum of one tick was changed replays to a mismatch at that tick: exit

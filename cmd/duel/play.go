@@ -223,9 +223,7 @@ func (a *app) startSession(peer net.Addr) error {
 	if err != nil {
 		return fmt.Errorf("starting the session: %w", err)
 	}
-	if s.Slots() != len(a.game.slots) {
-		a.game.slots = make([]slot, s.Slots())
-	}
+	a.game.resize(s.Slots())
 	a.session = s
 	a.status.Message = "connecting to " + peer.String()
 	if a.loop != nil {
