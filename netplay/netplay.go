@@ -121,7 +121,8 @@ type Config[I comparable] struct {
 
 	// InputDelay is how many ticks after it is added a local input takes effect, 0 to
 	// MaxInputDelay. 0 (the default) makes the game feel the most responsive and rolls back
-	// the most; 1-2 hide most of a 30-60 ms round trip.
+	// the most; each tick of delay gives remote inputs that much longer to arrive before they
+	// are needed, at the cost of that much latency felt (docs/netplay.md has measurements).
 	InputDelay int
 
 	// PredictionWindow is how many ticks a peer may run ahead of the last tick whose inputs it
@@ -142,7 +143,8 @@ type Config[I comparable] struct {
 	DisconnectTimeout time.Duration
 
 	// DisconnectNotice is how long a peer may go unheard before EventInterrupted is raised.
-	// 0 means DefaultDisconnectNotice; it must be less than DisconnectTimeout.
+	// 0 means DefaultDisconnectNotice, or half the timeout if that is shorter; it must be
+	// less than DisconnectTimeout.
 	DisconnectNotice time.Duration
 
 	// DesyncInterval is how many ticks apart peers send each other the checksum of a confirmed
@@ -156,9 +158,9 @@ type Config[I comparable] struct {
 	EndOnDisconnect bool
 
 	// Record, if set, receives a recording (package replay) of the confirmed inputs of every
-	// player, as player-input records, and the checksum of every confirmed tick: replayed, it
-	// reproduces the game as this peer played it, desync included. Close the session to end
-	// the recording; it does not close Record.
+	// player, as player-input records, and the checksum of every confirmed tick: replayed
+	// into a ReplayGame, it reproduces the game as this peer played it, desync included.
+	// Close the session to end the recording; it does not close Record.
 	Record io.Writer
 
 	// RecordName and RecordMeta go in the recording's header (replay.RecordOptions).
@@ -288,8 +290,9 @@ func (k EventKind) String() string {
 type Event struct {
 	Kind   EventKind
 	Handle int // the remote player concerned
-	// Tick: EventDesync, the tick whose checksums differ; EventDisconnected, the player's last
-	// confirmed tick.
+	// Tick: EventDesync, the tick whose checksums differ; EventDisconnected, the last tick of
+	// the player's input (with three peers or more, they may then agree on an earlier one,
+	// which PeerStats reports).
 	Tick uint64
 	// Local and Remote are the two checksums of EventDesync.
 	Local, Remote uint64

@@ -514,7 +514,9 @@ func (s *Session[I]) Poll(now time.Duration) {
 // Advance polls (see Poll) and runs the next tick: it returns the requests the game must carry
 // out, in order, before the next call: a rollback if a prediction proved wrong (a Load, then
 // Advance and Save for each tick played again), then Advance and Save for the new tick. The
-// slice and the Inputs it holds are the session's memory, valid until the next call.
+// first tick's requests start with a Save of tick 0, the state the game starts in. The slice
+// and the Inputs it holds are the session's memory, valid until the next call, which reads
+// the checksums set on its Save requests.
 //
 // It returns ErrNotSynchronized until every peer is synchronized, and ErrPredictionThreshold
 // when the new tick would run too far ahead of the inputs received; the game skips the tick
