@@ -298,7 +298,9 @@ func (s *Session[I]) timers() {
 			s.out.TicksAhead = int32(math.Round(pr.aheadLocal))
 			s.out.PingSent = int64(s.now)
 			s.send(pr, &s.out)
-			if last := s.ourSums[(s.finalDone/uint64(max(s.cfg.DesyncInterval, 1)))%checksumHistory]; s.cfg.DesyncInterval > 0 && last.tick != 0 {
+			// The last checksum once more, in case the first was lost.
+			if last := s.ourSums[(s.finalDone/uint64(max(s.cfg.DesyncInterval, 1)))%checksumHistory]; s.cfg.DesyncInterval > 0 && last.tick > pr.sumResent {
+				pr.sumResent = last.tick
 				s.sendChecksum(pr, last.tick, last.sum)
 			}
 		}

@@ -126,6 +126,9 @@ type peer struct {
 	reported   [MaxPlayers]uint64
 	statusSent [MaxPlayers]wire.PlayerStatus
 
+	// sumResent is the tick of the last of our checksums sent to it a second time.
+	sumResent uint64
+
 	// Desync detection: its reports not yet compared.
 	theirSums [checksumHistory]checksum
 	desynced  uint64 // the tick of the last desync reported, to report each once
