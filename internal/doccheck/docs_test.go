@@ -1,8 +1,8 @@
 package doccheck_test
 
 import (
-	"bytes"
 	"context"
+	"fmt"
 	"maps"
 	"os"
 	"os/exec"
@@ -435,17 +435,39 @@ func shell(t *testing.T, dir, cmd string) (string, error) {
 	return run(t, dir, exec.Command("bash", "-c", cmd))
 }
 
-// run runs c in dir, with a time limit, and returns its output.
+// commandLimit is how long one command may run before it is killed.
+const commandLimit = 5 * time.Minute
+
+// run runs c in dir, with a time limit, and returns its output. The command runs in a process
+// group of its own (on Unix), killed whole when the time is up and when the command has
+// exited: a program that go run started, or one left in the background, ends with it rather
+// than hold the output open or a port taken.
 func run(t *testing.T, dir string, c *exec.Cmd) (string, error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), commandLimit)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, c.Path, c.Args[1:]...)
 	cmd.Dir = dir
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
-	return out.String(), err
+	cmd.WaitDelay = 5 * time.Second
+	// A file rather than a pipe: the command has ended when its process has, whatever it left
+	// running with the file open.
+	f, err := os.CreateTemp(t.TempDir(), "output-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cmd.Stdout, cmd.Stderr = f, f
+	killGroup := ownGroup(cmd)
+	err = cmd.Run()
+	killGroup()
+	if ctx.Err() == context.DeadlineExceeded {
+		err = fmt.Errorf("killed after %v: %w", commandLimit, err)
+	}
+	out, readErr := os.ReadFile(f.Name())
+	if readErr != nil {
+		t.Fatal(readErr)
+	}
+	return string(out), err
 }
 
 func TestShortForm(t *testing.T) {
