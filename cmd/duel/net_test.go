@@ -180,6 +180,7 @@ var (
 	waitingRE    = regexp.MustCompile(`waiting for the other player on (\S+)`)
 	forwardingRE = regexp.MustCompile(`forwarding (\S+) ->`)
 	checksumRE   = regexp.MustCompile(`(?m)^tick (\d+) checksum ([0-9a-f]{16})$`)
+	statsRE      = regexp.MustCompile(`duel: \d+ ticks in .*`)
 )
 
 // playPair plays a headless game of ticks ticks between two bots, the second peer connecting
@@ -218,6 +219,9 @@ func playPairWith(t *testing.T, preset string, ticks int, flagsA, flagsB []strin
 		}
 		sums[p.name] = m[2]
 		t.Logf("%s: %s", p.name, m[0])
+		if st := statsRE.FindString(errOut); st != "" {
+			t.Logf("%s: %s", p.name, st)
+		}
 	}
 	if proxy != nil {
 		if err := proxy.cmd.Process.Signal(syscall.SIGTERM); err != nil {

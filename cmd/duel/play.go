@@ -68,6 +68,9 @@ func runNetwork(ctx context.Context, opts options, stdout, stderr io.Writer) err
 	}
 
 	err = a.play(ctx)
+	if opts.headless && a.session != nil {
+		a.printStats(stderr)
+	}
 	err = errors.Join(err, a.close())
 	desync := a.desync != nil
 	if desync {
@@ -82,6 +85,26 @@ func runNetwork(ctx context.Context, opts options, stdout, stderr io.Writer) err
 		err = fmt.Errorf("the game desynchronized at tick %d", a.desync.Tick)
 	}
 	return err
+}
+
+// printStats prints what the session did, on one line: the ticks, the rollbacks, the ticks
+// skipped for running too far ahead, the round trip and the traffic (UDP payload) each way.
+func (a *app) printStats(w io.Writer) {
+	st := a.session.Stats()
+	ps := a.session.PeerStats(1 - a.local)
+	secs := a.loop.Stats().RealTime.Seconds()
+	perSecond := func(n uint64) float64 {
+		if secs <= 0 {
+			return 0
+		}
+		return float64(n) / secs
+	}
+	fmt.Fprintf(w, "duel: %d ticks in %.1fs, %d confirmed; %d rollbacks, the deepest %d ticks; %d skipped; "+
+		"ping %v, %.1f ticks ahead; sent %d packets (%.0f/s), %d bytes (%.0f B/s); received %d packets, %d bytes (%.0f B/s); dropped %d\n",
+		st.Tick, secs, st.Confirmed, st.Rollbacks, st.MaxRollback, st.Skipped,
+		ps.Ping.Round(time.Millisecond), ps.TicksAhead,
+		st.PacketsSent, perSecond(st.PacketsSent), st.BytesSent, perSecond(st.BytesSent),
+		st.PacketsReceived, st.BytesReceived, perSecond(st.BytesReceived), st.Dropped)
 }
 
 // slotsFor returns the number of saved states a session with opts's window asks for: the
