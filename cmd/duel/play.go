@@ -99,7 +99,7 @@ func (a *app) printStats(w io.Writer) {
 		}
 		return float64(n) / secs
 	}
-	fmt.Fprintf(w, "duel: %d ticks in %.1fs, %d confirmed; %d rollbacks, the deepest %d ticks; %d skipped; "+
+	fmt.Fprintf(w, "duel: %d ticks in %.1fs, %d confirmed; %d rollbacks, at most %d ticks deep; %d skipped; "+
 		"ping %v, %.1f ticks ahead; sent %d packets (%.0f/s), %d bytes (%.0f B/s); received %d packets, %d bytes (%.0f B/s); dropped %d\n",
 		st.Tick, secs, st.Confirmed, st.Rollbacks, st.MaxRollback, st.Skipped,
 		ps.Ping.Round(time.Millisecond), ps.TicksAhead,
