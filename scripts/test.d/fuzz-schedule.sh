@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A short fuzz run of the schedule's invariants (conservation of ticks, every deadline grants a
-# tick, Alpha in [0,1), the catch-up bound). The seed corpus, with the cases found so far, runs in
+# tick, Alpha in [0,1), the catch-up bound, every dropped tick owed to MaxFrameTime or
+# MaxTicksPerFrame, across time scale changes and pauses). The seed corpus, with the cases found so far, runs in
 # every `go test`. Minimizing a new input is capped: left at its default (60 s an input) it
 # stalls a short run on the first few. The run is counted in inputs, not in time: with a
 # -fuzztime in seconds, Go 1.26's fuzzing coordinator can report the end of the time as a
