@@ -45,7 +45,8 @@ func TestTerminalsThroughNetsim(t *testing.T) {
 	right := tm.session("duel-right", "-connect", addr)
 	for _, p := range []*pane{left, right} {
 		p.waitFor("the game to start", func(s screen) bool {
-			return len(s) == duel.ViewHeight && strings.HasPrefix(s[0], "┌─ duel ") && strings.HasPrefix(s[len(s)-2], "playing: ")
+			m := tickRE.FindStringSubmatch(s.status())
+			return len(s) == duel.ViewHeight && strings.HasPrefix(s[0], "┌─ duel ") && m != nil && atoi(m[1]) > 0
 		})
 	}
 
