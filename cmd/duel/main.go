@@ -1,6 +1,6 @@
 // Command duel is a two-player game in the terminal, played over a network with rollback
-// (package netplay): a paddle each, one ball, first to nowhere. One player listens, the other
-// connects, over UDP:
+// (package netplay): a paddle each, one ball, the score running on until a player quits. One
+// player listens, the other connects, over UDP:
 //
 //	duel -listen :7000               # the left paddle: waits for the other player
 //	duel -connect 192.0.2.1:7000     # the right paddle
@@ -18,11 +18,14 @@
 // exits 0, or prints the first tick whose checksum differs and exits 1. When the two machines'
 // checksums of a confirmed tick differ (a desync), each says so and keeps a recording to replay.
 //
-// -headless runs with no terminal: with -bot SEED a seeded bot plays the local paddle, and
-// once tick -ticks N is confirmed the command prints "tick N checksum HEX" and exits 0; both
-// players print the same line. -synctest runs the game under netplay's sync test (no network:
+// -headless runs with no terminal: with -bot SEED a seeded bot plays the local paddle (it can
+// in the terminal too), and once tick -ticks N is confirmed the command prints "tick N checksum
+// HEX", and exits 0 once the other player has the tick confirmed too; both players print the
+// same line. Messages, and at the end what the session did, go to stderr. -synctest runs the game under netplay's sync test (no network:
 // every tick is played again two ticks later, and the checksums compared) for -ticks ticks
 // with two bots.
+//
+// docs/duel.md shows how to play on one machine, across two and through netsim.
 //
 // The exit status is 0 when the game ends as asked, 1 on an error, a mismatch or a desync, 2 for
 // a bad flag (nothing has started), and 128 plus the signal's number when a signal ends it.
