@@ -65,19 +65,24 @@ type udpPair struct {
 
 func newUDPPair(t *testing.T) *udpPair {
 	t.Helper()
+	// One socket on 127.0.0.1, the other on every address (dual-stack, where IPv4 packets
+	// come from IPv4-mapped IPv6 addresses), each given the other's address as 127.0.0.1.
 	var conns [2]*net.UDPConn
-	for i := range conns {
-		c, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	for i, ip := range []net.IP{net.IPv4(127, 0, 0, 1), nil} {
+		c, err := net.ListenUDP("udp", &net.UDPAddr{IP: ip})
 		if err != nil {
 			t.Fatal(err)
 		}
 		conns[i] = c
 	}
+	loopback := func(c *net.UDPConn) net.Addr {
+		return &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: c.LocalAddr().(*net.UDPAddr).Port}
+	}
 	u := &udpPair{}
 	for h := range u.sessions {
 		players := make([]Player, 2)
 		players[h] = Player{Local: true}
-		players[1-h] = Player{Addr: conns[1-h].LocalAddr()}
+		players[1-h] = Player{Addr: loopback(conns[1-h])}
 		s, err := NewSession(conns[h], Config[testInput]{Players: players, Codec: byteCodec{}})
 		if err != nil {
 			t.Fatal(err)
