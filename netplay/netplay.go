@@ -329,7 +329,8 @@ func (e Event) String() string {
 
 // Stats is what a session has done so far.
 type Stats struct {
-	// Tick is the last tick run; Confirmed the last tick whose inputs have all arrived.
+	// Tick is the last tick run; Confirmed the last tick whose inputs have all arrived (with
+	// three peers or more, at every peer), so that it will not run again.
 	Tick, Confirmed uint64
 	// Rollbacks counts the rollbacks; LastRollback and MaxRollback are the depth, in ticks
 	// played again, of the last and the deepest.
