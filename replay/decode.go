@@ -91,15 +91,6 @@ func Decode(r io.Reader) (*Recording, error) {
 // come is for a later tick, or (a checksum) for this one: see FORMAT.md's order.
 func (d *decoder) known() uint64 { return max(d.ran, d.minRan) }
 
-// trailing returns the number of inputs read for a tick after ticks, the last tick of the
-// recording: at most MaxInputsPerTick, all for the tick after it.
-func (d *decoder) trailing(ticks uint64) int {
-	if d.lastInput > ticks {
-		return d.tickInputs
-	}
-	return 0
-}
-
 // decoder holds the state of Decode.
 type decoder struct {
 	r       io.Reader

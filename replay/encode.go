@@ -202,8 +202,8 @@ func (rec *Recording) Encode(w io.Writer) error {
 }
 
 // TrailingInputs returns the number of inputs recorded after the last tick (rec.Ticks): the
-// game received them, but the recording ended before the tick they preceded ran, so a replay
-// does not deliver them (Result.Trailing). They are the last of rec.Inputs.
+// game received them, but the recording ended before the tick they preceded ran. They are the
+// last of rec.Inputs; a replay delivers them after the last tick (Result.Trailing).
 func (rec *Recording) TrailingInputs() int {
 	n := 0
 	for i := len(rec.Inputs) - 1; i >= 0 && rec.Inputs[i].Tick > rec.Ticks; i-- {

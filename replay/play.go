@@ -39,9 +39,9 @@ type Result struct {
 	Inputs int
 	// PlayerInputs is the number of player inputs delivered (see PlayerInputHandler).
 	PlayerInputs int
-	// Trailing is the number of inputs recorded after the last tick: the game received them,
-	// but the recording ended before the tick they preceded ran, so a replay, which ends with
-	// the last recorded tick, does not deliver them. Known once the whole recording is read.
+	// Trailing is how many of Inputs came after the last tick: the recorded game received
+	// them, but the recording ended before the tick they preceded ran. The replay delivers
+	// them after the last tick, so that the game ends in the state the recorded one did.
 	Trailing int
 	// Checked is the number of recorded checksums compared (all equal but the last, if
 	// Mismatch is set).
@@ -84,15 +84,16 @@ func (r *Result) String() string {
 	case r.Ticks < r.Recorded:
 		s = fmt.Sprintf("STOPPED at tick %d of %d: %d inputs, %d checksums matched", r.Ticks, r.Recorded, r.Inputs, r.Checked)
 	default:
-		s = fmt.Sprintf("matched: %d ticks, %d inputs, %d checksums", r.Ticks, r.Inputs, r.Checked)
+		s = fmt.Sprintf("matched: %d ticks, %d %s", r.Ticks, r.Inputs, plural(r.Inputs, "input", "inputs"))
+		if r.Trailing > 0 {
+			s += fmt.Sprintf(" (%d after the last tick)", r.Trailing)
+		}
+		s += fmt.Sprintf(", %d checksums", r.Checked)
 	}
 	if r.PlayerInputs > 0 {
 		s += fmt.Sprintf(", %d player %s", r.PlayerInputs, plural(r.PlayerInputs, "input", "inputs"))
 	}
 	s += fmt.Sprintf(" in %v", r.Elapsed.Round(time.Microsecond))
-	if r.Trailing > 0 {
-		s += fmt.Sprintf(" (%d %s after the last tick, which no tick followed, not delivered)", r.Trailing, plural(r.Trailing, "input", "inputs"))
-	}
 	if r.Cut != nil {
 		s += " (the recording was cut short: " + r.Cut.Error() + ")"
 	}
@@ -169,9 +170,6 @@ func (s *Stream) Play(ctx context.Context, g gameloop.Game, opts *PlayOptions) (
 			err = fmt.Errorf("replay: after %d ticks: %w", res.Ticks, p.err)
 		}
 		res.Cut = s.cut
-		if p.finished {
-			res.Trailing = s.d.trailing(res.Recorded)
-		}
 	}
 	return res, err
 }
@@ -193,9 +191,6 @@ func (rec *Recording) Play(ctx context.Context, g gameloop.Game, opts *PlayOptio
 	}
 	p := &player{rec: rec, finished: true}
 	res, err := p.play(ctx, g, opts)
-	if res != nil {
-		res.Trailing = rec.TrailingInputs()
-	}
 	if res != nil && !rec.Complete {
 		res.Cut = rec.cut
 		if res.Cut == nil {
@@ -255,6 +250,9 @@ func (p *player) play(ctx context.Context, g gameloop.Game, opts *PlayOptions) (
 	p.loop = loop
 	p.res = Result{Recorded: p.recorded()}
 	if p.finished && p.recorded() == 0 {
+		if err := p.deliverTrailing(); err != nil && !errors.Is(err, gameloop.ErrStop) {
+			return &p.res, fmt.Errorf("replay: after the last tick: %w", err)
+		}
 		return &p.res, nil
 	}
 	start := time.Now()
@@ -443,6 +441,9 @@ func (p *player) Update(u *gameloop.Update) error {
 		}
 	}
 	if p.finished && u.Tick >= p.recorded() {
+		if err := p.deliverTrailing(); err != nil {
+			return err
+		}
 		return gameloop.ErrStop
 	}
 	if rc := p.rec.RateChanges; p.nextRate < len(rc) && rc[p.nextRate].Tick == u.Tick+1 {
@@ -454,6 +455,22 @@ func (p *player) Update(u *gameloop.Update) error {
 		p.nextRate++
 	}
 	return err
+}
+
+// deliverTrailing delivers the inputs recorded after the last tick, once it has run: the
+// recorded game received them before the recording ended, and the replayed one must too, to
+// end in the same state. They are all for the tick after the last, which no loop runs, so they
+// go to the game directly.
+func (p *player) deliverTrailing() error {
+	for p.next < len(p.rec.Inputs) {
+		in := p.rec.Inputs[p.next]
+		p.next++
+		p.res.Trailing++
+		if err := p.deliver(&in); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (p *player) VariableUpdate(v *gameloop.VariableUpdate) error {

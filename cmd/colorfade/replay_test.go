@@ -98,7 +98,7 @@ func TestRecordAndReplay(t *testing.T) {
 	if code := realMain([]string{"-replay", path}, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit status %d\nstdout: %s\nstderr: %s", code, stdout.String(), stderr.String())
 	}
-	if !regexp.MustCompile(`^replay: 100 ticks, matched \(4 inputs, 100 checksums, in .*\)\n$`).MatchString(stdout.String()) {
+	if !regexp.MustCompile(`^replay: 100 ticks, matched \(5 inputs, 1 of them after the last tick, 100 checksums, in .*\)\n$`).MatchString(stdout.String()) {
 		t.Errorf("printed %q", stdout.String())
 	}
 }

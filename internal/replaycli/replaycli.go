@@ -68,14 +68,27 @@ func PrintResult(w io.Writer, res *replay.Result) error {
 		line = fmt.Sprintf("replay: STOPPED at tick %d of %d", res.Ticks, res.Recorded)
 		failed = fmt.Errorf("%w: the game stopped at tick %d of %d", ErrMismatch, res.Ticks, res.Recorded)
 	case res.Cut != nil:
-		line = fmt.Sprintf("replay: %d ticks, matched as far as the recording goes, but it was cut short (%d inputs, %d checksums, in %v)",
-			res.Ticks, res.Inputs, res.Checked, res.Elapsed.Round(time.Microsecond))
+		line = fmt.Sprintf("replay: %d ticks, matched as far as the recording goes, but it was cut short (%s, %d checksums, in %v)",
+			res.Ticks, inputs(res), res.Checked, res.Elapsed.Round(time.Microsecond))
 	default:
-		line = fmt.Sprintf("replay: %d ticks, matched (%d inputs, %d checksums, in %v)",
-			res.Ticks, res.Inputs, res.Checked, res.Elapsed.Round(time.Microsecond))
+		line = fmt.Sprintf("replay: %d ticks, matched (%s, %d checksums, in %v)",
+			res.Ticks, inputs(res), res.Checked, res.Elapsed.Round(time.Microsecond))
 	}
 	if _, err := fmt.Fprintln(w, line); err != nil {
 		return fmt.Errorf("printing the result: %w", err)
 	}
 	return failed
+}
+
+// inputs says how many inputs a replay delivered, and how many of them came after the last
+// tick (the game received them before the recording ended, with no tick after).
+func inputs(res *replay.Result) string {
+	s := fmt.Sprintf("%d inputs", res.Inputs)
+	if res.Inputs == 1 {
+		s = "1 input"
+	}
+	if res.Trailing > 0 {
+		s += fmt.Sprintf(", %d of them after the last tick", res.Trailing)
+	}
+	return s
 }

@@ -92,7 +92,7 @@ func TestRun(t *testing.T) {
 		wantErr  string // a regexp; "" for nil
 		mismatch bool
 	}{
-		{"matched", path, 1, `^replay: 100 ticks, matched \(1 inputs, 100 checksums, in .*\)\n$`, "", false},
+		{"matched", path, 1, `^replay: 100 ticks, matched \(1 input, 100 checksums, in .*\)\n$`, "", false},
 		{"another game", path, 2, `^replay: MISMATCH at tick 1 of 100: expected checksum 0000000000000002, got 0000000000000004 \(0 checksums matched before it\)\n$`,
 			`did not match the recording at tick 1`, true},
 		{"cut short", write(data[:len(data)-5]), 1, `^replay: \d+ ticks, matched as far as the recording goes, but it was cut short`,
@@ -117,5 +117,24 @@ func TestRun(t *testing.T) {
 				t.Errorf("errors.Is(err, ErrMismatch) = %v, want %v (err: %v)", got, tt.mismatch, err)
 			}
 		})
+	}
+}
+
+// PrintResult counts every input the replay delivered, those after the last tick among them
+// (a recording's inputs after its last tick used to be dropped from the count, and the game),
+// and says "1 input", not "1 inputs".
+func TestPrintResultInputs(t *testing.T) {
+	for _, tt := range []struct {
+		res  replay.Result
+		want string
+	}{
+		{replay.Result{Recorded: 180, Ticks: 180, Inputs: 37, Trailing: 2, Checked: 180},
+			"replay: 180 ticks, matched (37 inputs, 2 of them after the last tick, 180 checksums, in 0s)\n"},
+		{replay.Result{Recorded: 5, Ticks: 5, Inputs: 1, Checked: 5}, "replay: 5 ticks, matched (1 input, 5 checksums, in 0s)\n"},
+	} {
+		var out bytes.Buffer
+		if err := PrintResult(&out, &tt.res); err != nil || out.String() != tt.want {
+			t.Errorf("PrintResult(%+v) printed %q, %v; want %q", tt.res, out.String(), err, tt.want)
+		}
 	}
 }
