@@ -3,7 +3,11 @@
 // protocol on TCP, records each match with the replay package, serves Prometheus metrics, and
 // shuts down gracefully on SIGTERM.
 //
-//	go run ./cmd/matchserver -addr 127.0.0.1:7000 -metrics 127.0.0.1:9100 -record /tmp/matches
+//	go build -o /tmp/matchserver ./cmd/matchserver
+//	/tmp/matchserver -addr 127.0.0.1:7000 -metrics 127.0.0.1:9100 -record /tmp/matches
+//
+// (Signal the server itself, as a service manager does: a SIGTERM to `go run` ends the go
+// command and leaves the server it built running.)
 //
 // The protocol, a line at a time:
 //
@@ -11,26 +15,34 @@
 //	INPUT key      steer the match's player: left, right, up or down; applied before the next tick
 //	END            end the match; the server answers ENDED id ticks checksum
 //
-// An INPUT that is taken gets no answer, so that a client can stream them; a command that
-// cannot be carried out (a bad command or key, INPUT with no match or to a match that has
-// ended, a START past the limit) gets a line ERR and why.
+// Commands and keys may be in any case. An INPUT that is taken gets no answer, so that a
+// client can stream them; a line that cannot be carried out (a bad command or key, INPUT with
+// no match or to a match that has ended, a START past the limit) gets a line ERR and why, which
+// repeats at most 16 bytes of the client's text, made printable.
+// A line may be at most 256 bytes long.
 //
 // A connection runs one match at a time, any number in turn; closing it ends its match. On
 // SIGTERM or SIGINT the server stops accepting, ends every match (answering ENDED), closes
 // every recording and exits. With -record DIR each match is recorded to DIR/match-ID.rec;
-// replay it with -replay FILE, which prints whether it matched.
+// replay it with -replay FILE, which prints whether it matched (reading the recording as it
+// replays it, in bounded memory).
 //
 // Clients are not trusted: a START past -max-matches running matches is refused (ERR the
 // server is full), as is an INPUT past -max-input inputs waiting for the match's next tick
-// (ERR too much input), so that neither memory nor a recording grows without bound; a
-// connection whose client does not read its answers is closed after -write-timeout, ending
-// its match, so that it holds up neither the server nor its shutdown.
+// (ERR too much input), so that neither memory nor a recording grows without bound. A
+// connection past -max-conns is answered ERR and closed; a connection that sends nothing for
+// -idle-timeout, sends a line too long, or does not read its answers for -write-timeout is
+// closed, ending its match, and the server logs why. A client that does not read holds up
+// shutdown for a second at most. If accepting fails (the process is out of file descriptors,
+// say), the server logs it and tries again after a pause of 5 ms, doubling to 1 s, serving the
+// connections it has meanwhile. A START whose recording cannot be written is refused, and
+// leaves no file behind.
 //
 // The metrics, at /metrics: matchserver_matches (running now), matchserver_matches_started_total,
 // matchserver_matches_ended_total, matchserver_ticks_total, matchserver_dropped_ticks_total,
 // matchserver_dropped_seconds_total (game time dropped), matchserver_tick_lateness_seconds
 // (a histogram of how late each update began) and matchserver_refused_total (commands refused,
-// by reason: full or input).
+// by reason: full, input or conns).
 //
 // A server would rather catch up than drop time (its clients' clocks go on), so by default a
 // match may run up to -catchup-ticks updates in one pass and account for up to -catchup-time of
@@ -44,13 +56,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -65,14 +76,34 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr, nil); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			os.Exit(2)
-		}
-		fmt.Fprintln(os.Stderr, "matchserver:", err)
-		os.Exit(1)
-	}
+	os.Exit(exitStatus(run(ctx, os.Args[1:], os.Stdout, os.Stderr, nil), os.Stderr))
 }
+
+// exitStatus prints err, unless the flag package has, and returns the exit status for it: 0
+// for none or -h, 2 for a bad flag (as the flag package's ExitOnError), 1 for anything else.
+func exitStatus(err error, stderr io.Writer) int {
+	var ue *usageError
+	switch {
+	case err == nil || errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, &ue):
+		if !ue.printed {
+			fmt.Fprintln(stderr, "matchserver:", err)
+		}
+		return 2
+	}
+	fmt.Fprintln(stderr, "matchserver:", err)
+	return 1
+}
+
+// usageError is a bad flag or argument. printed says the flag package has printed it.
+type usageError struct {
+	err     error
+	printed bool
+}
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
 
 // options are the command's flags, parsed.
 type options struct {
@@ -85,7 +116,9 @@ type options struct {
 	catchupTime       time.Duration
 	maxMatches        int
 	maxInput          int
+	maxConns          int
 	writeTimeout      time.Duration
+	idleTimeout       time.Duration
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -102,33 +135,50 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.catchupTime, "catchup-time", 5*time.Second, "the most real time one pass accounts for before it drops ticks")
 	fs.IntVar(&o.maxMatches, "max-matches", 10000, "the most matches running at once: a START past it is refused")
 	fs.IntVar(&o.maxInput, "max-input", 64, "the most inputs a match holds for its next tick: an INPUT past it is refused")
+	fs.IntVar(&o.maxConns, "max-conns", 20000, "the most connections open at once: one past it is answered ERR and closed")
 	fs.DurationVar(&o.writeTimeout, "write-timeout", 10*time.Second, "how long an answer may wait for a client that does not read before its connection is closed")
+	fs.DurationVar(&o.idleTimeout, "idle-timeout", 5*time.Minute, "how long a client may send nothing before its connection is closed, ending its match")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: matchserver [flags]\n\nServes matches over TCP (START [seed], INPUT key, END), /metrics over HTTP; see go doc.\n\nflags:")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
-		return o, err
+		if errors.Is(err, flag.ErrHelp) {
+			return o, err
+		}
+		return o, &usageError{err: err, printed: true}
 	}
-	switch {
-	case fs.NArg() > 0:
-		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
-	case o.hz < 1 || o.hz > gameloop.MaxRate:
-		return o, fmt.Errorf("-hz: %d is not between 1 and %d", o.hz, gameloop.MaxRate)
-	case o.catchupTicks < 1:
-		return o, fmt.Errorf("-catchup-ticks: %d is less than 1", o.catchupTicks)
-	case o.catchupTime <= 0:
-		return o, fmt.Errorf("-catchup-time: %v is not positive", o.catchupTime)
-	case o.maxMatches < 1:
-		return o, fmt.Errorf("-max-matches: %d is less than 1", o.maxMatches)
-	case o.maxInput < 1:
-		return o, fmt.Errorf("-max-input: %d is less than 1", o.maxInput)
-	case o.resolution < 0:
-		return o, fmt.Errorf("-resolution: %v is negative", o.resolution)
-	case o.writeTimeout <= 0:
-		return o, fmt.Errorf("-write-timeout: %v is not positive", o.writeTimeout)
+	if err := checkFlags(o, fs.Args()); err != nil {
+		return o, &usageError{err: err}
 	}
 	return o, nil
+}
+
+// checkFlags reports a setting out of range, naming its flag, or arguments after the flags.
+func checkFlags(o options, args []string) error {
+	switch {
+	case len(args) > 0:
+		return fmt.Errorf("unexpected arguments %q", args)
+	case o.hz < 1 || o.hz > gameloop.MaxRate:
+		return fmt.Errorf("-hz: %d is not between 1 and %d", o.hz, gameloop.MaxRate)
+	case o.catchupTicks < 1:
+		return fmt.Errorf("-catchup-ticks: %d is less than 1", o.catchupTicks)
+	case o.catchupTime <= 0:
+		return fmt.Errorf("-catchup-time: %v is not positive", o.catchupTime)
+	case o.maxMatches < 1:
+		return fmt.Errorf("-max-matches: %d is less than 1", o.maxMatches)
+	case o.maxInput < 1:
+		return fmt.Errorf("-max-input: %d is less than 1", o.maxInput)
+	case o.maxConns < 1:
+		return fmt.Errorf("-max-conns: %d is less than 1", o.maxConns)
+	case o.resolution < 0:
+		return fmt.Errorf("-resolution: %v is negative", o.resolution)
+	case o.writeTimeout <= 0:
+		return fmt.Errorf("-write-timeout: %v is not positive", o.writeTimeout)
+	case o.idleTimeout <= 0:
+		return fmt.Errorf("-idle-timeout: %v is not positive", o.idleTimeout)
+	}
+	return nil
 }
 
 // run serves until ctx ends, then shuts down gracefully. ready, if not nil, is told the
@@ -157,7 +207,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	}
 	defer mln.Close()
 
-	s := newServer(ctx, o)
+	s := newServer(ctx, o, log.New(stderr, "matchserver: ", 0))
 	httpServer := &http.Server{Handler: s.metricsHandler(), ReadHeaderTimeout: 10 * time.Second}
 	httpDone := make(chan error, 1)
 	go func() { httpDone <- httpServer.Serve(mln) }()
@@ -169,17 +219,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	// Closing the listener ends the accept loop once ctx ends.
 	stopAccept := context.AfterFunc(ctx, func() { ln.Close() })
 	defer stopAccept()
-	for {
-		conn, err := ln.Accept()
-		if err != nil {
-			if ctx.Err() != nil {
-				break
-			}
-			s.shutdown()
-			return fmt.Errorf("accepting: %w", err)
-		}
-		s.conns.Add(1)
-		go s.serve(conn)
+	if err := s.accept(ln); err != nil {
+		s.shutdown()
+		return err
 	}
 	// SIGTERM: every match ends with the context; each connection answers ENDED, closes its
 	// recording and returns.
@@ -194,13 +236,68 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	return err
 }
 
+// Backing off after a failed accept, as net/http's Server.Serve does: a process out of file
+// descriptors (EMFILE) gets them back as connections close.
+const (
+	minAcceptBackoff = 5 * time.Millisecond
+	maxAcceptBackoff = time.Second
+)
+
+// shutdownGrace bounds how long an answer may wait for a client once the server is shutting
+// down (or -write-timeout, if shorter): a client that does not read holds shutdown up no longer.
+const shutdownGrace = time.Second
+
+// accept serves each connection ln accepts, until the server's context ends (nil) or ln fails
+// for good. A failed accept (out of file descriptors, say) is logged and retried after a back
+// off of 5 ms, doubling to 1 s: the server goes on serving the connections it has.
+func (s *server) accept(ln net.Listener) error {
+	var backoff time.Duration
+	for {
+		conn, err := ln.Accept()
+		if err != nil {
+			if s.ctx.Err() != nil {
+				return nil
+			}
+			if errors.Is(err, net.ErrClosed) {
+				return fmt.Errorf("accepting: %w", err)
+			}
+			backoff = min(max(2*backoff, minAcceptBackoff), maxAcceptBackoff)
+			s.log.Printf("accepting: %v; retrying in %v", err, backoff)
+			select {
+			case <-s.ctx.Done():
+				return nil
+			case <-time.After(backoff):
+			}
+			continue
+		}
+		backoff = 0
+		if s.open.Add(1) > int64(s.o.maxConns) {
+			s.open.Add(-1)
+			s.metrics.refused.WithLabelValues("conns").Inc()
+			go s.refuse(conn)
+			continue
+		}
+		s.conns.Add(1)
+		go s.serve(conn)
+	}
+}
+
+// refuse answers a connection past -max-conns and closes it.
+func (s *server) refuse(conn net.Conn) {
+	conn.SetWriteDeadline(time.Now().Add(min(s.o.writeTimeout, shutdownGrace)))
+	fmt.Fprintf(conn, "ERR the server is full: %d connections are open\n", s.o.maxConns)
+	conn.Close()
+}
+
 // server runs the matches of every connection on one pool.
 type server struct {
 	ctx     context.Context
 	o       options
+	log     *log.Logger
 	clock   *gameloop.SharedClock
 	pool    *gameloop.Pool
 	conns   sync.WaitGroup
+	open    atomic.Int64 // connections being served, against -max-conns
 	nextID  atomic.Uint64
 	started atomic.Uint64
 	// running counts the matches started and not yet ended, against -max-matches.
@@ -209,9 +306,9 @@ type server struct {
 	metrics *metrics
 }
 
-func newServer(ctx context.Context, o options) *server {
+func newServer(ctx context.Context, o options, logger *log.Logger) *server {
 	clock := gameloop.NewSharedClock(&gameloop.SharedClockOptions{Resolution: o.resolution})
-	s := &server{ctx: ctx, o: o, clock: clock, pool: gameloop.NewPool(clock, nil)}
+	s := &server{ctx: ctx, o: o, log: logger, clock: clock, pool: gameloop.NewPool(clock, nil)}
 	s.metrics = newMetrics(s.pool)
 	return s
 }
@@ -234,14 +331,31 @@ type match struct {
 	queued atomic.Int64
 }
 
-// serve runs the protocol on one connection until the client closes it or the server shuts
-// down, ending its match either way.
+// serve runs the protocol on one connection until the client closes it, sends nothing for
+// -idle-timeout, sends a line too long, does not read its answers for -write-timeout, or the
+// server shuts down, ending its match in every case. The server logs why it closed a
+// connection, when it was the client's doing.
 func (s *server) serve(conn net.Conn) {
 	defer s.conns.Done()
+	defer s.open.Add(-1)
 	defer conn.Close()
-	// On shutdown the read below fails at once, and the match is ended and answered for.
-	stop := context.AfterFunc(s.ctx, func() { conn.SetReadDeadline(time.Now()) })
+	grace := min(s.o.writeTimeout, shutdownGrace)
+	// On shutdown the read below fails at once, and the match is ended and answered for; an
+	// answer then waits for the client for grace at most.
+	stop := context.AfterFunc(s.ctx, func() {
+		conn.SetReadDeadline(time.Now())
+		conn.SetWriteDeadline(time.Now().Add(grace))
+	})
 	defer stop()
+	// deadline sets a deadline d from now, or, once the server is shutting down, a short one:
+	// ctx is checked after setting it, as the AfterFunc above may have run just before, and
+	// been undone.
+	deadline := func(set func(time.Time) error, d, shutdown time.Duration) {
+		set(time.Now().Add(d))
+		if s.ctx.Err() != nil {
+			set(time.Now().Add(shutdown))
+		}
+	}
 	out := bufio.NewWriter(conn)
 	// A client that does not read its answers would block the write, and with it this
 	// goroutine and the server's shutdown: after the write timeout the connection is given up.
@@ -250,37 +364,44 @@ func (s *server) serve(conn net.Conn) {
 		if broken != nil {
 			return
 		}
-		conn.SetWriteDeadline(time.Now().Add(s.o.writeTimeout))
+		deadline(conn.SetWriteDeadline, s.o.writeTimeout, grace)
 		fmt.Fprintf(out, format+"\n", args...)
-		broken = out.Flush()
+		var ne net.Error
+		if broken = out.Flush(); broken != nil && s.ctx.Err() == nil && errors.As(broken, &ne) && ne.Timeout() {
+			s.log.Printf("closed %v: it did not read its answers for %v", conn.RemoteAddr(), s.o.writeTimeout)
+		}
 	}
 	var cur *match
 	sc := bufio.NewScanner(conn)
-	for broken == nil && sc.Scan() {
-		cmd, arg, _ := strings.Cut(strings.TrimSpace(sc.Text()), " ")
-		switch strings.ToUpper(cmd) {
-		case "START":
+	sc.Buffer(make([]byte, 0, maxLine), maxLine)
+	for broken == nil && s.ctx.Err() == nil {
+		deadline(conn.SetReadDeadline, s.o.idleTimeout, 0)
+		if !sc.Scan() {
+			break
+		}
+		c, err := parseLine(sc.Text())
+		if err != nil {
+			reply("ERR %v", err)
+			continue
+		}
+		switch c.verb {
+		case verbStart:
 			if cur != nil {
 				reply("ERR a match is running: END it first")
 				continue
 			}
-			seed, err := strconv.ParseUint(arg, 10, 64)
-			if arg == "" {
-				seed, err = uint64(time.Now().UnixNano()), nil
-			}
-			if err != nil {
-				reply("ERR START takes a seed, a number: %v", err)
-				continue
+			seed := c.seed
+			if !c.hasSeed {
+				seed = uint64(time.Now().UnixNano())
 			}
 			if cur, err = s.start(seed); err != nil {
 				reply("ERR %v", err)
 				continue
 			}
 			reply("STARTED %d %d", cur.id, s.o.hz)
-		case "INPUT":
-			key, ok := keys[strings.ToLower(arg)]
-			if cur == nil || !ok {
-				reply("ERR INPUT needs a running match and a key: left, right, up or down")
+		case verbInput:
+			if cur == nil {
+				reply("ERR INPUT needs a running match: START one")
 				continue
 			}
 			if cur.queued.Add(1) > int64(s.o.maxInput) {
@@ -289,35 +410,40 @@ func (s *server) serve(conn net.Conn) {
 				reply("ERR too much input: %d inputs wait for the next tick", s.o.maxInput)
 				continue
 			}
-			if !cur.m.Push(gameloop.Input{Kind: gameloop.KeyPress, Key: key}) {
+			if !cur.m.Push(gameloop.Input{Kind: gameloop.KeyPress, Key: keys[c.key]}) {
 				cur.queued.Add(-1)
 				reply("ERR the match has ended: END it")
 			}
-		case "END":
+		case verbEnd:
 			if cur == nil {
 				reply("ERR no match is running")
 				continue
 			}
 			reply("%s", s.end(cur))
 			cur = nil
-		default:
-			reply("ERR unknown command %q: START [seed], INPUT key or END", cmd)
 		}
 	}
-	if errors.Is(sc.Err(), bufio.ErrTooLong) {
-		reply("ERR a line is longer than %d bytes", bufio.MaxScanTokenSize)
+	var ne net.Error
+	switch err := sc.Err(); {
+	case s.ctx.Err() != nil || broken != nil:
+	case errors.Is(err, bufio.ErrTooLong):
+		s.log.Printf("closed %v: it sent a line longer than %d bytes", conn.RemoteAddr(), maxLine)
+		reply("ERR a line is longer than %d bytes: closing", maxLine)
+	case errors.As(err, &ne) && ne.Timeout():
+		s.log.Printf("closed %v: it sent nothing for %v", conn.RemoteAddr(), s.o.idleTimeout)
+		reply("ERR nothing came for %v: closing", s.o.idleTimeout)
 	}
 	if cur != nil {
 		reply("%s", s.end(cur))
 	}
 }
 
-var keys = map[string]gameloop.Key{
-	"left": gameloop.KeyLeft, "right": gameloop.KeyRight, "up": gameloop.KeyUp, "down": gameloop.KeyDown,
-}
-
 // errFull is why a START is refused when -max-matches are running.
 var errFull = errors.New("the server is full")
+
+// errRecording is why a START is refused when its recording cannot be written; the server
+// logs why, and tells the client no more (not its paths, nor the system's errors).
+var errRecording = errors.New("the match could not be recorded")
 
 // start starts a match of the arena seed decides, recorded if the server records.
 func (s *server) start(seed uint64) (_ *match, err error) {
@@ -334,14 +460,17 @@ func (s *server) start(seed uint64) (_ *match, err error) {
 	mt := &match{id: s.nextID.Add(1), arena: newArena(seed)}
 	game := gameloop.Game(mt.arena)
 	if s.o.record != "" {
-		f, err := os.Create(filepath.Join(s.o.record, fmt.Sprintf("match-%d.rec", mt.id)))
+		path := filepath.Join(s.o.record, fmt.Sprintf("match-%d.rec", mt.id))
+		f, err := os.Create(path)
 		if err != nil {
-			return nil, fmt.Errorf("recording: %w", err)
+			s.log.Printf("match %d: recording: %v", mt.id, err)
+			return nil, errRecording
 		}
 		rec, err := replay.NewRecorder(f, s.o.hz, &replay.RecordOptions{Name: "matchserver", Meta: mt.arena.meta()})
 		if err != nil {
-			f.Close()
-			return nil, fmt.Errorf("recording: %w", err)
+			// A full disk, say: no recording is left behind, not even an empty one.
+			s.log.Printf("match %d: recording: %v", mt.id, errors.Join(err, f.Close(), os.Remove(path)))
+			return nil, errRecording
 		}
 		mt.file, mt.rec, game = f, rec, rec.Game(game)
 	}
@@ -354,9 +483,10 @@ func (s *server) start(seed uint64) (_ *match, err error) {
 	})
 	if err != nil {
 		if mt.file != nil {
-			mt.file.Close()
+			err = errors.Join(err, mt.file.Close(), os.Remove(mt.file.Name()))
 		}
-		return nil, err
+		s.log.Printf("match %d: %v", mt.id, err)
+		return nil, errors.New("the match could not start")
 	}
 	timed.match, mt.m = m, m
 	s.metrics.begun(m)
@@ -379,7 +509,8 @@ func (s *server) end(mt *match) string {
 	s.metrics.ended(mt.m)
 	s.running.Add(-1)
 	if err != nil {
-		return fmt.Sprintf("ERR match %d: %v", mt.id, err)
+		s.log.Printf("match %d: %v", mt.id, err)
+		return fmt.Sprintf("ERR match %d ended with an error", mt.id)
 	}
 	// The match has ended: its arena is no longer touched by the pool.
 	return fmt.Sprintf("ENDED %d %d %016x", mt.id, mt.m.Stats().Ticks, mt.arena.Checksum())
@@ -417,7 +548,7 @@ func replayFile(ctx context.Context, path string, stdout io.Writer) error {
 		return err
 	}
 	defer f.Close()
-	res, err := replayRecording(ctx, f)
+	res, err := replayRecording(ctx, bufio.NewReader(f))
 	if err != nil {
 		return err
 	}
@@ -428,17 +559,19 @@ func replayFile(ctx context.Context, path string, stdout io.Writer) error {
 	return nil
 }
 
-// replayRecording replays a recording of the server into the arena its meta starts.
+// replayRecording replays a recording of the server into the arena its meta starts. It reads
+// the recording as it replays it (replay.Open), so a recording of any size replays in bounded
+// memory.
 func replayRecording(ctx context.Context, r io.Reader) (*replay.Result, error) {
-	rec, err := replay.Decode(r)
+	stream, err := replay.Open(r)
 	if err != nil {
 		return nil, err
 	}
-	a, err := arenaFromMeta(rec.Meta)
+	a, err := arenaFromMeta(stream.Meta)
 	if err != nil {
 		return nil, fmt.Errorf("not a recording of this server: %w", err)
 	}
-	return rec.Play(ctx, a, nil)
+	return stream.Play(ctx, a, nil)
 }
 
 // metrics are the server's Prometheus metrics, in a registry of its own.
@@ -461,10 +594,11 @@ func newMetrics(pool *gameloop.Pool) *metrics {
 	m.started = prometheus.NewCounter(prometheus.CounterOpts{Name: "matchserver_matches_started_total", Help: "Matches started."})
 	m.refused = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "matchserver_refused_total",
-		Help: "Commands refused to protect the server: START when -max-matches are running (reason full), INPUT past -max-input (reason input).",
+		Help: "Commands refused to protect the server: START when -max-matches are running (reason full), INPUT past -max-input (reason input), a connection past -max-conns (reason conns).",
 	}, []string{"reason"})
 	m.refused.WithLabelValues("full")
 	m.refused.WithLabelValues("input")
+	m.refused.WithLabelValues("conns")
 	m.ticks = prometheus.NewCounter(prometheus.CounterOpts{Name: "matchserver_ticks_total", Help: "Updates run, over all matches."})
 	m.lateness = prometheus.NewHistogram(prometheus.HistogramOpts{
 		Name:    "matchserver_tick_lateness_seconds",

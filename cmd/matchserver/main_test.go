@@ -24,6 +24,12 @@ import (
 // SIGTERM does; wait returns run's error.
 func startServer(t *testing.T, flags ...string) (addr, metricsAddr, dir string, stop context.CancelFunc, wait func() error) {
 	t.Helper()
+	return startServerLogged(t, io.Discard, flags...)
+}
+
+// startServerLogged is startServer with the server's log written to logw.
+func startServerLogged(t *testing.T, logw io.Writer, flags ...string) (addr, metricsAddr, dir string, stop context.CancelFunc, wait func() error) {
+	t.Helper()
 	dir = t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan [2]string, 1)
@@ -33,7 +39,7 @@ func startServer(t *testing.T, flags ...string) (addr, metricsAddr, dir string, 
 		// may fall seconds behind, and must not lose time for it.
 		args := []string{"-addr", "127.0.0.1:0", "-metrics", "127.0.0.1:0", "-record", dir,
 			"-catchup-ticks", "100000", "-catchup-time", "1h"}
-		done <- run(ctx, append(args, flags...), io.Discard, io.Discard,
+		done <- run(ctx, append(args, flags...), io.Discard, logw,
 			func(a, m string) { ready <- [2]string{a, m} })
 	}()
 	select {
@@ -251,21 +257,48 @@ func TestProtocolErrors(t *testing.T) {
 	}
 	defer conn.Close()
 	in := bufio.NewReader(conn)
+	long := strings.Repeat("A", 200)
 	for _, tt := range []struct{ send, want string }{
-		{"HELLO", "ERR unknown command"},
+		{"HELLO", `ERR unknown command "HELLO": send START [seed], INPUT key or END`},
 		{"END", "ERR no match is running"},
-		{"INPUT left", "ERR INPUT needs a running match"},
-		{"START x", "ERR START takes a seed"},
+		{"INPUT left", "ERR INPUT needs a running match: START one"},
+		{"START x", `ERR START's seed must be a number from 0 to 18446744073709551615, not "x"`},
+		{"START 99999999999999999999", `ERR START's seed must be a number from 0 to 18446744073709551615, not "9999999999999999..."`},
+		// At most 16 bytes of the client's text come back, and only printable ones.
+		{long, `ERR unknown command "AAAAAAAAAAAAAAAA...": send START [seed], INPUT key or END`},
+		{"\x1b[2J\"\xff", `ERR unknown command "?[2J??": send START [seed], INPUT key or END`},
+		{"", "ERR an empty line: send START [seed], INPUT key or END"},
 		{"START 5", "STARTED "},
-		{"START 6", "ERR a match is running"},
-		{"INPUT sideways", "ERR INPUT needs a running match and a key"},
-		{"END", "ENDED "},
+		{"START 6", "ERR a match is running: END it first"},
+		{"INPUT sideways", `ERR unknown key "sideways": INPUT takes left, right, up or down`},
+		{"INPUT", "ERR INPUT takes a key: left, right, up or down"},
+		{"INPUT left right", "ERR INPUT takes one key"},
+		{"input LEFT", "ERR unknown command"}, // taken: no answer, so the next line's comes
+		{"END now", "ERR END takes nothing after it"},
+		{"end", "ENDED "},
 	} {
 		fmt.Fprintf(conn, "%s\n", tt.send)
+		if tt.send == "input LEFT" {
+			fmt.Fprintf(conn, "PING\n")
+		}
 		line, err := in.ReadString('\n')
 		if err != nil || !strings.HasPrefix(line, tt.want) {
-			t.Errorf("%s: got %q (%v), want %s...", tt.send, line, err, tt.want)
+			t.Errorf("%.20q: got %q (%v), want %s...", tt.send, line, err, tt.want)
 		}
+	}
+	// A line longer than the limit closes the connection, and says why.
+	fmt.Fprintf(conn, "START 1\n%s\n", strings.Repeat("X", 2*maxLine))
+	if line := readLine(t, in); !strings.HasPrefix(line, "STARTED ") {
+		t.Fatalf("START: %q", line)
+	}
+	for _, want := range []string{fmt.Sprintf("ERR a line is longer than %d bytes: closing", maxLine), "ENDED "} {
+		if line := readLine(t, in); !strings.HasPrefix(line, want) {
+			t.Errorf("after a long line: got %q, want %s...", line, want)
+		}
+	}
+	// Closed: with the rest of the line unread, the close may come as a reset.
+	if line, err := in.ReadString('\n'); err == nil {
+		t.Errorf("after a long line: %q; want the connection closed", line)
 	}
 }
 
@@ -476,7 +509,8 @@ func TestClientThatDoesNotRead(t *testing.T) {
 func TestBadFlags(t *testing.T) {
 	for _, args := range [][]string{
 		{"-hz", "0"}, {"-catchup-ticks", "0"}, {"-catchup-time", "0s"}, {"-max-matches", "0"},
-		{"-max-input", "-1"}, {"-resolution", "-1ms"}, {"-write-timeout", "0s"}, {"extra"},
+		{"-max-input", "-1"}, {"-resolution", "-1ms"}, {"-write-timeout", "0s"}, {"-max-conns", "0"},
+		{"-idle-timeout", "0s"}, {"extra"},
 	} {
 		_, err := parseFlags(args, io.Discard)
 		if err == nil || (args[0] != "extra" && !strings.Contains(err.Error(), args[0])) {
