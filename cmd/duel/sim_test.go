@@ -30,13 +30,10 @@ type simPeer struct {
 
 // Minutes at 60 Hz under every preset, the second peer starting half a second late: both
 // peers' recordings (every confirmed tick's inputs and checksum) agree tick for tick, and each
-// replays matched. Two minutes by default (one with -short); GAMELOOP_DUEL_MINUTES=10 plays
-// the ten that docs/duel.md quotes.
+// replays matched. One minute by default; GAMELOOP_DUEL_MINUTES=10 plays the ten that
+// docs/duel.md quotes.
 func TestSimulatedPresets(t *testing.T) {
-	minutes := 2
-	if testing.Short() {
-		minutes = 1
-	}
+	minutes := 1
 	if s := os.Getenv("GAMELOOP_DUEL_MINUTES"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 || n > 24*60 {

@@ -191,7 +191,7 @@ var inSuite = map[string]string{
 	"bash scripts/test.d/wasm.sh":                                                                "scripts/test.sh runs every script of scripts/test.d",
 	"GAMELOOP_DUEL_TICKS=1800 go test -count=1 -v -run TestHeadlessThroughNetsimPoor ./cmd/duel": "scripts/test.sh's go test -race ./... runs it at 600 ticks",
 	"go test -count=1 -v -run TestFloatsFuseByBuild ./internal/duel":                             "scripts/test.sh's go test -race ./... runs it",
-	"GAMELOOP_DUEL_MINUTES=10 go test -count=1 -v -run TestSimulatedPresets ./cmd/duel":          "scripts/test.sh's go test -race ./... runs it for 2 minutes of play",
+	"GAMELOOP_DUEL_MINUTES=10 go test -count=1 -v -run TestSimulatedPresets ./cmd/duel":          "scripts/test.sh's go test -race ./... runs it for a minute of play",
 }
 
 // measuresInSuite lists the commands of inSuite that print figures the documents quote:
