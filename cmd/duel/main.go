@@ -94,7 +94,9 @@ const (
 func parseFlags(args []string, stderr io.Writer) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("duel", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	// The flag package's own messages are dropped: a bad flag is reported in one line, by
+	// realMain; -h prints the flags.
+	fs.SetOutput(io.Discard)
 	fs.StringVar(&o.listen, "listen", "", "wait for the other player on this UDP `address` (host:port, or :port); you play the left paddle")
 	fs.StringVar(&o.connect, "connect", "", "join the player listening at this UDP `address`; you play the right paddle")
 	fs.IntVar(&o.delay, "delay", defaultDelay, "input delay in ticks: your input counts this many ticks after you give it (0 to 30)")
@@ -106,8 +108,13 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.headless, "headless", false, "play without a terminal until tick -ticks is confirmed, and print its checksum")
 	fs.Uint64Var(&o.ticks, "ticks", 0, "with -headless or -synctest, the number of ticks to play (-synctest: 600 if not given)")
 	fs.Var(&o.bot, "bot", "a bot seeded with this `seed` plays your paddle")
-	if err := fs.Parse(args); err != nil {
+	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+		fs.SetOutput(stderr)
+		fmt.Fprintln(stderr, "usage: duel -listen ADDR | -connect ADDR | -replay FILE | -synctest [flags]")
+		fs.PrintDefaults()
 		return o, err
+	} else if err != nil {
+		return o, fmt.Errorf("%w (duel -h lists the flags)", err)
 	}
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected arguments %q", fs.Args())

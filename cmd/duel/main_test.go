@@ -41,8 +41,7 @@ func TestFlags(t *testing.T) {
 		if code != exitUsage || !strings.Contains(stderr.String(), tt.want) || stdout.Len() > 0 {
 			t.Errorf("duel %q: exit status %d, stdout %q, stderr %q; want %d and %q", tt.args, code, stdout.String(), stderr.String(), exitUsage, tt.want)
 		}
-		// One message: the flag package's own errors come with the usage, the others alone.
-		if !strings.Contains(tt.want, "flag") && strings.Count(stderr.String(), "\n") != 1 {
+		if strings.Count(stderr.String(), "\n") != 1 {
 			t.Errorf("duel %q: %d lines on stderr, want one: %q", tt.args, strings.Count(stderr.String(), "\n"), stderr.String())
 		}
 	}
