@@ -71,7 +71,9 @@ func (s *Session[I]) handle(pr *peer, m *wire.Message) bool {
 		// than the retry, the reply to a request comes after the next is sent.
 		i := slices.Index(pr.syncNonces[:], m.Nonce)
 		if i < 0 {
-			return false
+			// A reply to a request too old to be remembered, if it is from the peer's
+			// session; else a stray.
+			return pr.theirNonce != 0 && m.Session == pr.theirNonce
 		}
 		pr.syncNonces[i] = 0
 		pr.theirNonce = m.Session
@@ -191,6 +193,9 @@ func (s *Session[I]) handleInput(pr *peer, m *wire.Message) bool {
 		return false // ticks count from 1: tick 0 has no input
 	}
 	end := start + uint64(m.Count) - 1
+	if end > s.tick+ring/2 {
+		return false // further ahead than any peer can run: not a peer's inputs
+	}
 	if end > pr.newest {
 		pr.newest, pr.newestAt = end, s.now
 	}
@@ -201,8 +206,8 @@ func (s *Session[I]) handleInput(pr *peer, m *wire.Message) bool {
 			break
 		}
 	}
-	if end <= c || start > c+1 || end > s.tick+ring/2 {
-		return true // nothing new, a gap (it resends from our ack), or far ahead
+	if end <= c || start > c+1 {
+		return true // nothing new, or a gap (it resends from our ack)
 	}
 	// The reference: the tick before the first, as we have it.
 	ref := s.refBuf[:0]
@@ -347,7 +352,7 @@ func (s *Session[I]) timeSync() {
 func (s *Session[I]) syncRequest(pr *peer) {
 	pr.syncNonce = (pr.syncNonce*1664525 + 1013904223 ^ pr.nonce) | 1
 	copy(pr.syncNonces[:], pr.syncNonces[1:])
-	pr.syncNonces[syncRoundTrips-1] = pr.syncNonce
+	pr.syncNonces[len(pr.syncNonces)-1] = pr.syncNonce
 	pr.syncSentAt = s.now
 	s.out = wire.Message{}
 	s.out.Kind, s.out.Nonce = wire.KindSyncRequest, pr.syncNonce

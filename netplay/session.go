@@ -34,11 +34,13 @@ const (
 	aheadDeadZone = 0.25
 )
 
-// ring is how many ticks of inputs each player's queue holds. A peer runs at most
-// PredictionWindow ticks past the last input it has of another, and its input is at most
-// InputDelay ahead of its tick, so no input needed is more than 2*(MaxPredictionWindow +
-// MaxInputDelay + 1) ticks from another.
-const ring = 256
+// ring is how many ticks of inputs each player's queue holds. A session goes back at most
+// 2*MaxPredictionWindow+1 ticks (see confirmed); a peer's inputs run at most its InputDelay
+// past its tick, which runs at most 2*MaxPredictionWindow past our inputs, themselves at most
+// our InputDelay past our tick: 2*(MaxInputDelay+MaxPredictionWindow) = 180 ticks ahead.
+// Inputs up to ring/2 ahead are taken (further ones cannot be a peer's), and ring/2 behind
+// covers the deepest rollback.
+const ring = 512
 
 // checksumHistory is how many of its own reported checksums a peer keeps, and how many of a
 // peer's reports it holds until it has its own, for desync detection.
@@ -94,9 +96,9 @@ type peer struct {
 	// The handshake.
 	nonce       uint32 // ours for this connection (Session of our sync messages)
 	theirNonce  uint32
-	session     uint32                 // agreed from both nonces; 0 until then
-	syncNonces  [syncRoundTrips]uint32 // the nonces of the requests not yet answered
-	syncNonce   uint32                 // the last nonce sent
+	session     uint32                     // agreed from both nonces; 0 until then
+	syncNonces  [2 * syncRoundTrips]uint32 // the nonces of the last requests not yet answered
+	syncNonce   uint32                     // the last nonce sent
 	syncSentAt  time.Duration
 	syncDone    int
 	syncStarted bool
