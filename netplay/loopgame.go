@@ -22,7 +22,10 @@ type Loop interface {
 // what ran. Other errors of the session end the loop's Run.
 //
 // Between the loop's ticks the session is not polled: a loop that ticks at the game's rate
-// polls often enough. Events, Stats and PeerStats may be read from the loop's other callbacks.
+// polls often enough. A paused loop runs no Update, so a game that pauses (a menu) polls the
+// session from its other callbacks meanwhile (Render, say: s.Poll(loop.Clock().Now())), or the
+// peers take it for gone after the disconnect timeout. Events, Stats and PeerStats may be read
+// from the loop's other callbacks.
 func NewLoopGame[I comparable](s *Session[I], g Game[I], loop Loop) gameloop.Game {
 	return &loopGame[I]{s: s, g: g, loop: loop, scale: 1}
 }
