@@ -13,14 +13,15 @@
 // same state; nothing else crosses the network.
 //
 // Each tick the game adds its local players' input (AddLocalInput) and calls Advance, which
-// returns requests to carry out in order, as GGRS does, rather than calling the game back:
+// returns requests to carry out in order, as GGRS does, rather than calling the game back (here
+// with 10 slots, tick 44 run while the input of tick 41 proved mispredicted):
 //
-//	Load{Tick: 40, Slot: 4}        go back to the state saved after tick 40
+//	Load{Tick: 40, Slot: 0}        go back to the state saved after tick 40
 //	Advance{Tick: 41, Inputs: …}   run tick 41 with these inputs (each Confirmed, Predicted or Disconnected)
-//	Save{Tick: 41, Slot: 5}        save the state after tick 41 in slot 5, and set Checksum
+//	Save{Tick: 41, Slot: 1}        save the state after tick 41 in slot 1, and set Checksum
 //	…
 //	Advance{Tick: 44, Inputs: …}   the new tick
-//	Save{Tick: 44, Slot: 0}
+//	Save{Tick: 44, Slot: 4}
 //
 // The game keeps its saved states itself, in Slots() numbered slots (an array of its state
 // type, say): it knows best how to copy its state, and no state crosses an interface or an
