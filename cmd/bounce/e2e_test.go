@@ -181,7 +181,7 @@ func TestTerminal(t *testing.T) {
 	t.Run("panic", func(t *testing.T) {
 		t.Parallel()
 		p := startPane(t, tmux, bin, "-panic-at-tick", "3")
-		p.waitExit(2)
+		p.waitExit(exitPanic)
 		p.checkRestored()
 	})
 }

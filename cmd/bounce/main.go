@@ -28,9 +28,10 @@
 // first tick that did, with the recorded and replayed checksums), the recording is damaged or
 // cut short (the error names the byte), or the replay fails.
 //
-// The exit status is 0 when the user quits, 1 on an error, 2 on a panic in the game, 64 for a
-// bad flag (nothing has started), and 128 plus the signal's number when a signal (SIGTERM,
-// SIGHUP, SIGINT) ends it; in every case the terminal is restored first.
+// The exit status is 0 when the user quits (or asks for -h), 1 on an error, 2 for a bad flag
+// (nothing has started; as the flag package's ExitOnError), 3 on a panic in the game, and 128
+// plus the signal's number when a signal (SIGTERM, SIGHUP, SIGINT) ends it; in every case the
+// terminal is restored first.
 package main
 
 import (
@@ -84,27 +85,56 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.record, "record", "", "record the session (its input, tick rate changes and checksums) to this `file`")
 	fs.StringVar(&o.replayPath, "replay", "", "replay the recording in this `file` headless, as fast as possible, and say whether it matched; the game starts as recorded, whatever the other flags say")
 	if err := fs.Parse(args); err != nil {
-		return o, err
+		if errors.Is(err, flag.ErrHelp) {
+			return o, err
+		}
+		return o, &usageError{err: err, printed: true} // with the usage, by the flag package
 	}
-	if fs.NArg() > 0 {
-		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
-	}
-	if o.glyphs != "braille" && o.glyphs != "half" {
-		return o, fmt.Errorf("-glyphs %q: want braille or half", o.glyphs)
-	}
-	if o.balls < 0 {
-		return o, fmt.Errorf("-balls %d: must not be negative", o.balls)
-	}
-	if !(o.seconds > 0 && o.seconds <= maxSeconds) {
-		return o, fmt.Errorf("-seconds %g: must be a number above 0 and at most %d", o.seconds, maxSeconds)
-	}
-	if err := checkOptions(o); err != nil {
-		return o, err
-	}
-	if o.record != "" && o.replayPath != "" {
-		return o, errors.New("-record and -replay: one or the other")
+	if err := checkFlags(o, fs.Args()); err != nil {
+		return o, &usageError{err: err}
 	}
 	return o, nil
+}
+
+// usageError is a bad flag or argument. printed says the flag package has printed it.
+type usageError struct {
+	err     error
+	printed bool
+}
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+// checkFlags reports a setting the game cannot take, naming its flag, or arguments after the
+// flags.
+func checkFlags(o options, args []string) error {
+	if len(args) > 0 {
+		return fmt.Errorf("unexpected arguments %q", args)
+	}
+	if o.glyphs != "braille" && o.glyphs != "half" {
+		return fmt.Errorf("-glyphs %q: want braille or half", o.glyphs)
+	}
+	if o.balls < 0 {
+		return fmt.Errorf("-balls %d: must not be negative", o.balls)
+	}
+	if !(o.seconds > 0 && o.seconds <= maxSeconds) {
+		return fmt.Errorf("-seconds %g: must be a number above 0 and at most %d", o.seconds, maxSeconds)
+	}
+	if err := checkOptions(o); err != nil {
+		return err
+	}
+	if o.record != "" && o.replayPath != "" {
+		return errors.New("-record and -replay: one or the other")
+	}
+	return nil
+}
+
+// perSecond returns n per second of d, 0 for no time.
+func perSecond(n uint64, d time.Duration) float64 {
+	if d <= 0 {
+		return 0
+	}
+	return float64(n) / d.Seconds()
 }
 
 // maxSeconds bounds -seconds: a headless run of over 11 days is a mistake.
@@ -113,8 +143,8 @@ const maxSeconds = 1_000_000
 // Exit statuses.
 const (
 	exitError = 1
-	exitPanic = 2
-	exitUsage = 64 // as sysexits.h's EX_USAGE
+	exitUsage = 2 // as the flag package's ExitOnError
+	exitPanic = 3
 )
 
 // signalError is the cause of the context's cancellation when a signal arrives.
@@ -130,7 +160,10 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, "bounce:", err)
+		var ue *usageError
+		if !errors.As(err, &ue) || !ue.printed {
+			fmt.Fprintln(stderr, "bounce:", err)
+		}
 		return exitUsage
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
@@ -266,6 +299,9 @@ func play(ctx context.Context, opts options, loop *gameloop.Loop, g *game, width
 	return errors.Join(err, rec.close())
 }
 
+// printStats prints a run's statistics. Its tps is the ticks over the real time of the whole
+// run, so that 50 ticks in 5 s print 10.0: the loop's own TPS is over its last window of about
+// a second, which holds 10 or 11 ticks as they fall, and so read 9.8 or 10.8.
 func printStats(w io.Writer, st gameloop.Stats, g *game) error {
 	_, err := fmt.Fprintf(w, `ticks           %d
 frames          %d
@@ -279,7 +315,7 @@ dropped ticks   %d
 dropped time    %v
 balls           %d
 checksum        %016x
-`, st.Ticks, st.Frames, st.RealTime.Round(time.Millisecond), st.FPS, st.TPS,
+`, st.Ticks, st.Frames, st.RealTime.Round(time.Millisecond), st.FPS, perSecond(st.Ticks, st.RealTime),
 		st.FrameTimeP50.Round(time.Microsecond), st.FrameTimeP99.Round(time.Microsecond),
 		st.FrameTimeMax.Round(time.Microsecond), st.DroppedTicks, st.DroppedTime,
 		len(g.Sim.Balls()), g.Sim.Checksum())

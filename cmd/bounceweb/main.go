@@ -247,5 +247,11 @@ func saveRecording(body io.Reader, path string) (string, error) {
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		return "", fmt.Errorf("-record: %w", err)
 	}
-	return fmt.Sprintf("saved the recording of %d ticks, %d inputs to %s", rec.Ticks, len(rec.Inputs), path), nil
+	// Counted as a replay counts them (replay.Result): every input, with those after the last
+	// tick (the q that ended the session) said apart.
+	inputs := fmt.Sprintf("%d inputs", len(rec.Inputs))
+	if n := rec.TrailingInputs(); n > 0 {
+		inputs += fmt.Sprintf(", %d of them after the last tick", n)
+	}
+	return fmt.Sprintf("saved the recording of %d ticks, %s to %s", rec.Ticks, inputs, path), nil
 }

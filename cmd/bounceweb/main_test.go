@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gameloop-go/gameloop"
 	"github.com/gameloop-go/gameloop/internal/bouncegame"
@@ -145,5 +146,51 @@ func TestChromiumRecordingReplays(t *testing.T) {
 	}
 	if !res.Matched() {
 		t.Errorf("the recording made in Chromium: %v", res)
+	}
+}
+
+// The page's count of a recording's inputs is the replay's: inputs after the last tick (the q
+// that ends a session) count in both, and both say how many came after it. The page used to say
+// 37 inputs where the replay said 35.
+func TestSaveCountsInputsAsReplay(t *testing.T) {
+	start := bouncegame.Start{Seed: 1, Balls: 5, Width: 80, Height: 24, Glyphs: "braille", TickRate: 10}
+	var buf bytes.Buffer
+	rec, err := replay.NewRecorder(&buf, 10, &replay.RecordOptions{Name: bouncegame.RecordingName, Meta: start.Encode()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := bouncegame.New(start, nil, bouncegame.NewView(start.Glyphs, bouncegame.NewGrid(80, 24)))
+	game := rec.Game(g)
+	input := func(tick uint64, key gameloop.Key) {
+		if err := game.(gameloop.InputHandler).Input(&gameloop.Input{Kind: gameloop.KeyPress, Key: key, Tick: tick}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for tick := uint64(1); tick <= 5; tick++ {
+		input(tick, gameloop.KeySpace) // a ball more
+		if err := game.Update(&gameloop.Update{Tick: tick, Seconds: 0.1, DT: 100 * time.Millisecond}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	input(6, gameloop.KeySpace)
+	input(6, gameloop.KeyBackspace)
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "web.rec")
+	msg, err := saveRecording(bytes.NewReader(buf.Bytes()), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	decoded, err := replay.Decode(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := bouncegame.Replay(t.Context(), decoded.Header, decoded)
+	if err != nil || !res.Matched() {
+		t.Fatalf("replay: %v, %v", res, err)
+	}
+	if want := "saved the recording of 5 ticks, 7 inputs, 2 of them after the last tick to " + path; msg != want || res.Inputs != 7 || res.Trailing != 2 {
+		t.Errorf("saved: %q, want %q; the replay: %v", msg, want, res)
 	}
 }

@@ -224,6 +224,11 @@ func TestStatusLineFits(t *testing.T) {
 			"extrapolate 60.0fps 10.0tps p99 0.0ms drop 0.0ms x2 15Hz f99 80x24 7 balls"},
 		{"narrow", 40, busy, false, 3, 1,
 			"extrapolate PAUSED x1/8 120Hz 3 balls"},
+		// One ball, not "1 balls"; none is "0 balls".
+		{"one ball", 40, busy, false, 1, 1,
+			"extrapolate PAUSED x1/8 120Hz 1 ball"},
+		{"no balls", 40, busy, false, 0, 1,
+			"extrapolate PAUSED x1/8 120Hz 0 balls"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

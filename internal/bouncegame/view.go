@@ -317,7 +317,11 @@ func (v *View) appendStatus(b []byte, g *Game, r *gameloop.Render, st *gameloop.
 	}
 	b = append(b, ' ')
 	b = strconv.AppendInt(b, int64(len(g.Sim.Balls())), 10)
-	b = append(b, " balls"...)
+	if len(g.Sim.Balls()) == 1 {
+		b = append(b, " ball"...)
+	} else {
+		b = append(b, " balls"...)
+	}
 	if g.Sim.Gravity() {
 		b = append(b, " gravity"...)
 	}
