@@ -41,15 +41,41 @@ import (
 	"github.com/gameloop-go/gameloop"
 )
 
-func main() {
-	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			os.Exit(2)
+func main() { os.Exit(exitStatus(run(os.Args[1:], os.Stdout, os.Stderr), os.Stderr)) }
+
+// exitStatus prints err, unless the flag package has, and returns the exit status for it: 0
+// for none or -h, 2 for a bad flag (as the flag package's ExitOnError), 1 for anything else.
+func exitStatus(err error, stderr io.Writer) int {
+	var ue *usageError
+	switch {
+	case err == nil || errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, &ue):
+		if !ue.printed {
+			fmt.Fprintln(stderr, "serverbench:", err)
 		}
-		fmt.Fprintln(os.Stderr, "serverbench:", err)
-		os.Exit(1)
+		return 2
 	}
+	fmt.Fprintln(stderr, "serverbench:", err)
+	return 1
 }
+
+// usageError is a bad flag or argument. printed says the flag package has printed it.
+type usageError struct {
+	err     error
+	printed bool
+}
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+// columns explains the table's columns, for the usage and under the table.
+const columns = `columns: CPU % is the process's CPU (user + system) as % of one core; p50, p99 and max are
+how late the ticks began (when each update began minus when it was due on its match's grid),
+in µs; dropped counts ticks owed but never run; early counts ticks begun before they were due
+(0 unless a clock wakes too soon); threads and RSS MB (peak) are the process's; load is the
+machine's 1-minute load average when the run began (-1 where unknown): a busy machine makes
+every strategy late.`
 
 // options are the command's flags, parsed.
 type options struct {
@@ -129,8 +155,14 @@ func secondsFlags(args []string, names ...string) []string {
 	return args
 }
 
-func parseFlags(args []string, stderr io.Writer) (options, error) {
-	var o options
+func parseFlags(args []string, stderr io.Writer) (o options, err error) {
+	defer func() {
+		// A setting out of range is a bad flag too, for the exit status.
+		var ue *usageError
+		if err != nil && !errors.Is(err, flag.ErrHelp) && !errors.As(err, &ue) {
+			err = &usageError{err: err}
+		}
+	}()
 	fs := flag.NewFlagSet("serverbench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	matches := fs.String("matches", "1000", "numbers of matches, comma-separated")
@@ -152,12 +184,15 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.load, "load", "", "print and plot the rows of a file written by -save or -json instead of running anything")
 	fs.StringVar(&o.child, "child", "", "(internal) run one strategy in this process")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: serverbench [flags]\n\nRuns N matches at a tick rate under each strategy, each in its own process, and reports tick lateness and cost.\n\nflags:")
+		fmt.Fprintln(stderr, "usage: serverbench [flags]\n\nRuns N matches at a tick rate under each strategy, each in its own process, and reports tick lateness and cost.\n\n"+columns+"\n\nflags:")
 		fs.PrintDefaults()
 	}
 	args = secondsFlags(args, "seconds", "warmup")
 	if err := fs.Parse(args); err != nil {
-		return o, err
+		if errors.Is(err, flag.ErrHelp) {
+			return o, err
+		}
+		return o, &usageError{err: err, printed: true}
 	}
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
@@ -487,6 +522,7 @@ func printTable(w io.Writer, rows []row, o options) {
 			r.Strategy, r.Matches, res, r.CPUPercent, r.LateP50us, r.LateP99us, r.LateMaxUs, r.Dropped, r.Early, r.Threads, r.RSSMB, r.Load1)
 	}
 	tw.Flush()
+	fmt.Fprintf(w, "\n%s\n", columns)
 }
 
 // procStatus returns the process's threads and peak resident memory in MB, from /proc; zeros

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -124,5 +125,37 @@ func TestChildSpin(t *testing.T) {
 	}
 	if !r.Spin || r.ResolutionUs != 200 || r.Early != 0 || r.Ticks == 0 {
 		t.Errorf("row %+v: want spin, 200 µs, ticks and none early", r)
+	}
+}
+
+// A bad flag exits 2 with its error printed once, as does a setting out of range; -h exits 0
+// with the usage, which explains the columns. -h used to exit 2, a bad flag 1 with its error
+// printed twice.
+func TestExitStatus(t *testing.T) {
+	for _, tt := range []struct {
+		args   []string
+		status int
+		once   string
+	}{
+		{[]string{"-nope"}, 2, "flag provided but not defined: -nope"},
+		{[]string{"-hz", "0"}, 2, "-hz: 0 is not between"},
+		{[]string{"-h"}, 0, "early counts ticks begun before they were due"},
+	} {
+		var stderr bytes.Buffer
+		status := exitStatus(run(tt.args, io.Discard, &stderr), &stderr)
+		if status != tt.status || strings.Count(stderr.String(), tt.once) != 1 {
+			t.Errorf("serverbench %q: status %d, printed:\n%s\nwant status %d and %q once", tt.args, status, stderr.String(), tt.status, tt.once)
+		}
+	}
+}
+
+// The table says what its columns mean, load and early among them.
+func TestTableExplainsColumns(t *testing.T) {
+	var out bytes.Buffer
+	printTable(&out, []row{{Strategy: "pool", Matches: 10, Load1: 0.5}}, options{childOptions: childOptions{hz: 20}})
+	for _, want := range []string{" early ", " load", "early counts ticks begun before they were due", "load is the\nmachine's 1-minute load average"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("no %q in the table:\n%s", want, out.String())
+		}
 	}
 }
