@@ -54,7 +54,7 @@ func runNetwork(ctx context.Context, opts options, stdout, stderr io.Writer) err
 		rec:    rec,
 		events: make([]netplay.Event, 0, 16),
 	}
-	a.game = newGame(opts.seed, slotsFor(opts), bot)
+	a.game = newGame(opts.seed, 0, bot) // with the slots its session asks for, once it starts
 	if peer != nil {
 		if err := a.startSession(peer); err != nil {
 			conn.Close()
@@ -68,7 +68,7 @@ func runNetwork(ctx context.Context, opts options, stdout, stderr io.Writer) err
 	}
 
 	err = a.play(ctx)
-	if opts.headless && a.session != nil {
+	if opts.headless && a.session != nil && a.loop != nil {
 		a.printStats(stderr)
 	}
 	err = errors.Join(err, a.close())
@@ -106,11 +106,6 @@ func (a *app) printStats(w io.Writer) {
 		st.PacketsSent, perSecond(st.PacketsSent), st.BytesSent, perSecond(st.BytesSent),
 		st.PacketsReceived, st.BytesReceived, perSecond(st.BytesReceived), st.Dropped)
 }
-
-// slotsFor returns the number of saved states a session with opts's window asks for: the
-// window and two more (see netplay.Session.Slots), whatever the session says being checked
-// when it starts.
-func slotsFor(opts options) int { return opts.window + 2 }
 
 // openConn opens the UDP socket: on -listen's address, or on a port of the system's choosing
 // to reach -connect's, which it returns.
