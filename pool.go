@@ -743,12 +743,14 @@ func firstMatch(entries []*waitEntry) *Match {
 	return nil
 }
 
-// enqueue queues m for a worker; once the pool is closed, and its workers gone, it runs m on
-// the calling goroutine instead (which ends it).
+// enqueue queues m for a worker; once the pool is closed, and its workers gone, it ends m on
+// the calling goroutine instead, running none of its callbacks there (the caller may be the
+// waiter, or a worker of another pool).
 func (p *Pool) enqueue(m *Match, slow bool) {
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
+		m.markEnding(ErrClosed)
 		m.run()
 		return
 	}
@@ -825,12 +827,7 @@ func (p *Pool) Close() error {
 	c.mu.Unlock()
 	for _, e := range waiting {
 		m := e.match
-		m.inMu.Lock()
-		if m.endErr == nil {
-			m.endErr = ErrClosed
-		}
-		m.inMu.Unlock()
-		m.stopping.Store(true)
+		m.markEnding(ErrClosed)
 		m.err = m.endReason()
 		m.finish()
 	}
@@ -1002,13 +999,19 @@ func (m *Match) Stop() { m.end(ErrStopped) }
 
 // end asks the match to end with err, unless it is ending already, and runs it so that it does.
 func (m *Match) end(err error) {
+	m.markEnding(err)
+	m.kick()
+}
+
+// markEnding asks the match to end with err, unless it is ending already: its next pass ends it,
+// and runs no callback.
+func (m *Match) markEnding(err error) {
 	m.inMu.Lock()
 	if m.endErr == nil {
 		m.endErr = err
 	}
 	m.inMu.Unlock()
 	m.stopping.Store(true)
-	m.kick()
 }
 
 // Push queues input for the match: it is delivered to the game's Input before the next tick,
@@ -1044,7 +1047,7 @@ func (m *Match) kick() {
 	case matchParked:
 	case matchNew:
 		if !m.stopping.Load() {
-			c.mu.Unlock() // a control change before the start: the first pass applies it
+			c.mu.Unlock() // a control change before the start: StartAt applies it
 			return
 		}
 		m.state = matchEnded
@@ -1059,7 +1062,10 @@ func (m *Match) kick() {
 	if c.closed {
 		m.state = matchRunning
 		c.mu.Unlock()
-		m.run() // ends it: it is stopping, or its reschedule finds the clock closed
+		// The clock is closed: the match ends, on the calling goroutine, running none of its
+		// callbacks there.
+		m.markEnding(ErrClosed)
+		m.run()
 		return
 	}
 	m.entry.deadline = 0

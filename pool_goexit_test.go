@@ -150,3 +150,58 @@ func TestCloseFromCallback(t *testing.T) {
 		})
 	}
 }
+
+// A match that must end because its pool or clock has closed ends on whatever goroutine comes to
+// it (the waiter for another pool, a control method's caller) without running its callbacks
+// there: ticks it owes are not run by a goroutine that is not the pool's.
+func TestClosedMatchRunsNoCallbacks(t *testing.T) {
+	tests := []struct {
+		name  string
+		close func(c *SharedClock, p *Pool, m *Match, batch []*waitEntry)
+	}{
+		{"clock closed, then Pause", func(c *SharedClock, p *Pool, m *Match, batch []*waitEntry) {
+			c.mu.Lock()
+			c.queue.push(batch[0]) // back in the queue, as the waiter left it
+			c.closed = true        // as Close does before it ends the pools
+			c.mu.Unlock()
+			m.Pause()
+		}},
+		{"pool closed, then the waiter comes to a slow match", func(c *SharedClock, p *Pool, m *Match, batch []*waitEntry) {
+			p.mu.Lock()
+			p.closed = true // as Close does before it ends the matches
+			p.mu.Unlock()
+			m.slow.left = 2
+			runDue(c, batch)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := newSharedClock(SharedClockOptions{Resolution: DefaultResolution})
+			close(c.stopped) // no waiter: the test plays its part
+			p := NewPool(c, &PoolOptions{Workers: 1})
+			var ticks atomic.Uint64
+			m, err := p.NewMatch(context.Background(), GameFunc(func(*Update) error {
+				ticks.Add(1)
+				return nil
+			}), Config{TickRate: 100})
+			if err != nil {
+				t.Fatal(err)
+			}
+			m.StartAt(c.Now() - time.Second) // ticks are owed
+			batch := takeQueued(t, c, 1)
+			tt.close(c, p, m, batch)
+			select {
+			case <-m.Done():
+			case <-time.After(10 * time.Second):
+				t.Fatal("the match did not end")
+			}
+			if !errors.Is(m.Err(), ErrClosed) || ticks.Load() != 0 {
+				t.Errorf("Err %v after %d updates; want ErrClosed after none", m.Err(), ticks.Load())
+			}
+			p.mu.Lock()
+			p.closed = false // so that Close ends its workers
+			p.mu.Unlock()
+			p.Close()
+		})
+	}
+}
