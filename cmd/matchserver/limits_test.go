@@ -90,6 +90,7 @@ func TestIdleClient(t *testing.T) {
 // connections open go on being served.
 func TestMaxConns(t *testing.T) {
 	addr, metricsAddr, _, _, _ := startServer(t, "-max-conns", "2")
+	var conns []net.Conn
 	var ins []*bufio.Reader
 	for i := range 2 {
 		conn, in := dial(t, addr)
@@ -97,7 +98,7 @@ func TestMaxConns(t *testing.T) {
 		if line := readLine(t, in); !strings.HasPrefix(line, "STARTED ") {
 			t.Fatalf("START %d: %q", i, line)
 		}
-		ins = append(ins, in)
+		conns, ins = append(conns, conn), append(ins, in)
 	}
 	_, in := dial(t, addr)
 	if line := readLine(t, in); line != "ERR the server is full: 2 connections are open" {
@@ -108,6 +109,12 @@ func TestMaxConns(t *testing.T) {
 	}
 	if v := metricValue(t, metricsAddr, `matchserver_refused_total{reason="conns"}`); v != 1 {
 		t.Errorf(`matchserver_refused_total{reason="conns"} = %v, want 1`, v)
+	}
+	for i, conn := range conns {
+		fmt.Fprintf(conn, "END\n")
+		if line := readLine(t, ins[i]); !strings.HasPrefix(line, "ENDED ") {
+			t.Errorf("END on connection %d after the refusal: %q", i, line)
+		}
 	}
 }
 
@@ -358,5 +365,20 @@ func TestExitStatus(t *testing.T) {
 		if status != tt.status || strings.Count(stderr.String(), tt.want) != 1 {
 			t.Errorf("matchserver %q: status %d, printed:\n%s\nwant status %d and %q once", tt.args, status, stderr.String(), tt.status, tt.want)
 		}
+	}
+}
+
+// TestIdleMetricsClient: a connection to /metrics kept alive and idle is closed after
+// -idle-timeout, as a protocol connection is. It used to stay open for ever.
+func TestIdleMetricsClient(t *testing.T) {
+	_, metricsAddr, _, _, _ := startServer(t, "-idle-timeout", "200ms")
+	conn, in := dial(t, metricsAddr)
+	fmt.Fprintf(conn, "GET /metrics HTTP/1.1\r\nHost: %s\r\n\r\n", metricsAddr)
+	if line := readLine(t, in); !strings.HasPrefix(line, "HTTP/1.1 200") {
+		t.Fatalf("GET /metrics: %q", line)
+	}
+	// Read the response to its end, then nothing more comes: the server closes the connection.
+	if _, err := io.Copy(io.Discard, in); err != nil {
+		t.Errorf("an idle connection to /metrics ended with %v, want it closed by the server", err)
 	}
 }

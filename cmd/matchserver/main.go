@@ -32,7 +32,8 @@
 // (ERR too much input), so that neither memory nor a recording grows without bound. A
 // connection past -max-conns is answered ERR and closed; a connection that sends nothing for
 // -idle-timeout, sends a line too long, or does not read its answers for -write-timeout is
-// closed, ending its match, and the server logs why. A client that does not read holds up
+// closed, ending its match, and the server logs why (a connection to /metrics idle for
+// -idle-timeout is closed too). A client that does not read holds up
 // shutdown for a second at most. If accepting fails (the process is out of file descriptors,
 // say), the server logs it and tries again after a pause of 5 ms, doubling to 1 s, serving the
 // connections it has meanwhile. A START whose recording cannot be written is refused, and
@@ -208,7 +209,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	defer mln.Close()
 
 	s := newServer(ctx, o, log.New(stderr, "matchserver: ", 0))
-	httpServer := &http.Server{Handler: s.metricsHandler(), ReadHeaderTimeout: 10 * time.Second}
+	// The metrics' clients are not trusted either: a connection kept alive and idle is closed
+	// after -idle-timeout, so that idle connections cannot use up the process's descriptors.
+	httpServer := &http.Server{Handler: s.metricsHandler(), ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout: o.idleTimeout, WriteTimeout: time.Minute}
 	httpDone := make(chan error, 1)
 	go func() { httpDone <- httpServer.Serve(mln) }()
 	fmt.Fprintf(stderr, "matchserver: serving matches on %s, metrics on http://%s/metrics\n", ln.Addr(), mln.Addr())

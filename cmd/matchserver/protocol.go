@@ -31,9 +31,6 @@ type command struct {
 	key     string // INPUT's key: one of keyNames
 }
 
-// keyNames are the keys INPUT takes, in the order the errors list them.
-var keyNames = [...]string{"left", "right", "up", "down"}
-
 var keys = map[string]gameloop.Key{
 	"left": gameloop.KeyLeft, "right": gameloop.KeyRight, "up": gameloop.KeyUp, "down": gameloop.KeyDown,
 }
