@@ -356,10 +356,8 @@ func (l *Loop) next(ctx context.Context) Event {
 // statistics, the slot of its frame-time ring that the next frame writes, and the stack frames
 // the pass returns through. A server's loop has all of it out of the cache when its wait ends,
 // and a pass stalls on the lines one after another, in the order it comes to them; asked for
-// at once, they arrive together. Measured with 2,000 loops (BenchmarkLoopPassCold), a pass took
-// about 1.4 µs without it, 1.1 µs with the loop's lines and 0.97 µs with the stack's too; with
-// 1,000 loops at 60 Hz on a SharedClock, the stack's lines and the hot fields gathered at the
-// start of the Loop cut the process's CPU by 6% (six runs each, every one lower).
+// at once, they arrive together: a cold pass takes a good part less time so, which
+// BenchmarkLoopPassCold measures (see docs/server.md).
 func (l *Loop) prefetch() {
 	prefetchRange(unsafe.Pointer(l), loopHotBytes)
 	prefetchRange(unsafe.Pointer(&l.stats), statsHotBytes)
@@ -386,8 +384,8 @@ type warmWaiter interface {
 
 // warmUp runs the arithmetic of the next pass on copies, so that its code and data are in the
 // caches when the deadline comes. After a sleep they are not: on a virtual machine the first
-// pass after a wake-up took 2-5 µs to deliver its Update, against 0.1 µs when warm; warming
-// took about 0.5 µs off that (the rest seems to be the core itself coming back up to speed).
+// pass after a wake-up runs many times slower than a warm one; warming takes part of that off
+// (the rest seems to be the core itself coming back up to speed; see docs/pacing.md).
 // It is called while the pacer spins to the deadline, where the time is free, and changes
 // nothing.
 func (l *Loop) warmUp() {

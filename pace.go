@@ -20,10 +20,10 @@ import (
 // epoll_wait, whose timeout is in milliseconds: golang/go#44343), so they only take the wait to
 // a couple of milliseconds before the deadline. An absolute clock_nanosleep on CLOCK_MONOTONIC,
 // with the thread's timer slack cut from 50 µs to 1 ns, goes on from there. How late it wakes
-// depends on how long it slept: on a virtual machine, a sleep of milliseconds wakes 50-200 µs
-// late (the idle virtual CPU has to be scheduled again by the host), while a sleep of a hundred
-// microseconds or so wakes 30-60 µs late, with a far shorter tail (measured on a 2-core KVM
-// guest; the host likely still polls the halted CPU for its next interrupt). So the pacer sleeps twice: a long sleep to a generous margin
+// depends on how long it slept: on a virtual machine, a sleep of milliseconds wakes later, with
+// a longer tail, than a sleep of a hundred microseconds or so (the idle virtual CPU has to be
+// scheduled again by the host, which likely still polls a CPU halted only briefly;
+// docs/pacing.md has the figures). So the pacer sleeps twice: a long sleep to a generous margin
 // before the deadline, which costs nothing, then a short sleep to a tight margin, and spins
 // only the last stretch. Each margin is learned from how late recent sleeps of its kind woke
 // (see margin), so that a wait ends within a microsecond or two of its deadline unless the
@@ -299,8 +299,8 @@ func longSleepBounds() marginBounds {
 }
 
 // shortSleepBounds are the margins of the short precise sleep, which the pacer spins after:
-// 1 ns slack sleeps of ~100 µs wake 30-60 µs late on a virtual machine, a few µs late on
-// bare metal. The ceiling bounds the CPU the pacer spends when the machine is overloaded: then
+// 1 ns slack sleeps of ~100 µs wake tens of µs late on a virtual machine, a few µs late on
+// bare metal (see docs/pacing.md). The ceiling bounds the CPU the pacer spends when the machine is overloaded: then
 // sleeps wake milliseconds late, no margin saves the frame, and spinning for one would only
 // take a core from the work that overloads it (250 µs is 6% of a core at 240 Hz).
 func shortSleepBounds() marginBounds {
@@ -333,12 +333,11 @@ const marginWindow = 64
 // times 1.25, plus a pad, clamped. Recent ones, because lateness comes in bursts (another
 // process busy on the core, the host busy) and a margin that stays high after a burst wastes
 // CPU for nothing. The largest for the long sleep, whose margin costs nothing but a longer
-// short sleep. The second largest for the short sleep, whose margin is spun: simulated on six
-// 30 s traces of real wake-ups on a 2-core VM, the largest of 64 spun 115-147 µs a frame on
-// average and the second largest 83-110 µs, while the share of frames more than 50 µs late went
-// from 0.1-1.2% to 0.2-1.3%: those come from wake-ups hundreds of µs late that no margin of the
-// last 64 covers. (The third largest spun 68-92 µs, but in loopbench runs side by side its
-// p99 was worse at both 60 and 240 Hz, for no CPU saved that the runs could show.)
+// short sleep. The second largest for the short sleep, whose margin is spun: on traces of real
+// wake-ups it spins about a quarter less than the largest, and the frames it makes late are
+// nearly all those of wake-ups hundreds of µs late, which no margin of the last 64 covers; the
+// third largest spun less again, but paced worse side by side (docs/pacing.md has the
+// figures).
 type margin struct {
 	bounds  marginBounds
 	ring    [marginWindow]time.Duration

@@ -23,10 +23,10 @@ const DefaultSlowPass = time.Millisecond
 const shareAfter = 200 * time.Microsecond
 
 // splitAbove is how long a burst the waiter expects must be for it to share the burst with the
-// workers from the start. Waking a worker costs the process 35-70 µs of CPU on a virtual
-// machine: with 10,000 matches spread over the tick, a wake-up's ~200 matches (~100 µs) are
-// cheaper run by the waiter alone; 1,000 on one grid (~300 µs) are worth two processors where
-// a worker can start on one at once (see runDue).
+// workers from the start. Waking a worker costs the process tens of µs of CPU on a virtual
+// machine: the few hundred matches of one wake-up, with matches spread over the tick, are
+// cheaper run by the waiter alone; a thousand on one grid are worth two processors where a
+// worker can start on one at once (see runDue).
 const splitAbove = 200 * time.Microsecond
 
 // splitMisses is how many long bursts in a row that sharing did not pay for make the waiter
@@ -66,10 +66,9 @@ const matchHotLines = int(unsafe.Offsetof(Match{}.inMu))/64 + 1
 // 2 passes, and each that follows for twice as many as the one before, up to slowHold. A
 // match slow at every tick stays on the workers; a quick one whose pass was once measured
 // slow (its thread was taken away, on a virtual machine, for a millisecond or more: it
-// happens) waits for a worker, behind the slow matches, for 2 passes and is back. Measured
-// with 1,000 matches at 20 Hz, one of them 30 ms slow: with every slow pass holding a match
-// for 64, such a quick match was 18-31 ms late at each of 64 ticks, and two of them in one run
-// put the others' p99 at 2.9 ms instead of 1.1 ms. slowForgive quick passes in a row take
+// happens) waits for a worker, behind the slow matches, for 2 passes and is back: had every
+// slow pass held a match for 64, such a quick match would wait behind a slow one at each of 64
+// ticks (docs/server.md measures it). slowForgive quick passes in a row take
 // one doubling back.
 const (
 	maxSlowStrikes = 6
@@ -122,13 +121,12 @@ type PoolOptions struct {
 	// above the process's, so that where a worker running a slow match and the clock's waiter
 	// come to share a processor, the waiter has it at once. It also keeps the pool from arming
 	// a worker ahead of a burst of matches on one grid (see docs/server.md), which needs a
-	// thread of the worker's own. A Linux scheduler may leave the two
-	// on one processor for a tick of its own (4 ms at 250 Hz) while another processor is idle:
-	// a thread it wakes goes back to the processor it last ran on. Measured on a 2-core
-	// virtual machine, 1,000 matches at 20 Hz, one of them with a 30 ms update: the others'
-	// late p99 was 2.4-2.7 ms with the workers at the process's priority, 1.0 ms with them
-	// lowered. The cost: under a full machine the workers, and so the slow matches, get less
-	// of it than the process's other threads.
+	// thread of the worker's own. A Linux scheduler may leave the two on one processor for a
+	// tick of its own (4 ms at 250 Hz) while another processor is idle: a thread it wakes goes
+	// back to the processor it last ran on, and every match due meanwhile is that late
+	// (docs/server.md measures it). The cost of lowering: under a full machine the workers,
+	// and so the slow matches, get less of it than the process's other threads. Set it where
+	// the slow matches must keep the process's share, or where threads must not be reniced.
 	KeepWorkerPriority bool
 }
 
@@ -161,8 +159,8 @@ type Pool struct {
 	// tail is the part of a burst of due entries that the waiter hands to the workers (see
 	// runDue): a part of the clock's batch, which the workers, and the waiter once it has run its
 	// own share, take workerChunk entries at a time. Handing over the slice touches none of the
-	// matches, each of which is out of the cache (measured, queueing 375 of them one by one took
-	// the waiter 20-35 µs); the waiter reuses the batch only once the tail is empty.
+	// matches, each of which is out of the cache, where queueing them one by one would miss the
+	// cache at each; the waiter reuses the batch only once the tail is empty.
 	tail []*waitEntry
 	// workersTook is how many entries the workers have taken from the tail since it was
 	// handed over: whether sharing a burst paid (see runDue).
@@ -431,11 +429,10 @@ func (p *Pool) canArm() bool {
 // for the burst's tail on a futex of its own, on a processor other than the waiter's, so that
 // handing the tail over wakes one thread, on a processor free to run it at once. Woken at the
 // burst through the pool's condition, a worker takes two thread wake-ups (the Go scheduler's,
-// then its own locked thread's), and a thread woken by another waits for the waker's
-// processor on the virtual machine measured here: the worker came when the waiter had run the
-// whole burst. Armed 400 µs ahead (armLead), it began 20-50 µs into the burst; with 1,000
-// matches at 20 Hz on one grid on a 2-core virtual machine, the late p99 went from 455-528 µs
-// to 241-248 µs, and the CPU from 1.4% to 1.5-1.6% (a time.Ticker per match: 3.5-4.1%).
+// then its own locked thread's), and a thread woken by another may wait for the waker's
+// processor (it does on the virtual machine measured in docs/server.md): the worker then comes
+// when the waiter has run the whole burst. Armed armLead ahead, it begins early in the burst,
+// for one more wake-up a burst; docs/server.md has the figures.
 //
 // It reports false where no worker can be armed: outside Linux, where the workers share the
 // process's threads (KeepWorkerPriority) or the process has one processor, and once the pool
@@ -613,13 +610,11 @@ func (q *matchQueue) pop() *Match {
 // for it (or where none can be), the waiter runs the next splitRetry long bursts alone (see
 // SharedClock.splitOff).
 //
-// The waiter does not yield its processor to the workers it wakes. On the 2-core virtual
-// machine measured here, a thread woken by another (a futex wake-up) waits for the waker's
-// processor even while the other processor is idle: a worker woken through the Go scheduler as
-// a burst begins runs only once the waiter stops, and when the waiter yielded to it, the waiter
-// waited in turn, 110-190 µs, and the worker ran nearly all of the burst alone. Run by the
-// waiter alone, 1,000 matches on one grid at 20 Hz had their updates begin 130 µs late at the
-// median and 360 µs at p99, against 185 µs and 430 µs handed over and yielded to.
+// The waiter does not yield its processor to the workers it wakes. Where a thread woken by
+// another (a futex wake-up) waits for the waker's processor even while another is idle, as on
+// the virtual machine measured in docs/server.md, a worker woken through the Go scheduler as a
+// burst begins runs only once the waiter stops; yielding to it made the waiter wait in turn,
+// and the worker run nearly all of the burst alone, later than the waiter would have.
 func runDue(c *SharedClock, batch []*waitEntry) {
 	start := c.Now()
 	now := start

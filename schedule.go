@@ -255,9 +255,8 @@ func (s *Schedule) Advance(now time.Duration) Step {
 // what it dropped. A Loop's and a pool's passes call it. Go's compiler keeps a struct of more
 // than four fields, as Step is, in memory rather than in registers, and copies it through the
 // stack, where loads wider than the stores that wrote it wait for them; with the Alpha that a
-// pass does not use, that was a third of the schedule's work per tick (BenchmarkScheduleTick
-// on a 2-core virtual machine: 56 ns a tick through Advance, 38 ns through advance), and a
-// pool's burst of 1,000 matches took 14-18% less time without it (BenchmarkPoolBurstCold).
+// pass does not use, that is a good part of the schedule's work per tick, which
+// BenchmarkScheduleTick measures both ways (see docs/server.md).
 func (s *Schedule) advance(now time.Duration) (droppedTicks uint64, droppedTime time.Duration) {
 	s.start(now)
 	if !s.paused && elapsed(s.realBase, now) == never {

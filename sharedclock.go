@@ -10,10 +10,10 @@ import (
 )
 
 // DefaultResolution is a SharedClock's resolution when SharedClockOptions.Resolution is 0: one
-// millisecond, which is as fine as Go's own timers wake on Linux. On a 2-core virtual machine,
-// 1,000 matches at 20 Hz waited for this way cost about what a goroutine and a time.Ticker per
-// match cost, with the same lateness (see docs/server.md); finer resolutions buy lateness with
-// CPU.
+// millisecond, which is as fine as Go's own timers wake on Linux. At it, many matches waited for
+// on the clock cost about what a goroutine and a time.Ticker per match cost, with the same
+// lateness; a finer resolution buys lateness with CPU (docs/server.md has the figures, and the
+// commands that measure them).
 const DefaultResolution = time.Millisecond
 
 // timerResolution is the resolution of Go's timers on Linux: they wait in epoll_wait, whose
@@ -44,16 +44,14 @@ type SharedClockOptions struct {
 
 	// Spin makes the waiter spin through the last 2 ms before each wake-up rather than sleep;
 	// once it has woken goroutines (loops, a pool's workers), it yields its processor to them
-	// at every turn of the spin. A sleeping thread on a virtual machine wakes a millisecond or
-	// more late a few times a second, and every deadline gathered by that wake-up is as late;
-	// a spinning one does not sleep. With deadlines less than 2 ms apart (a thousand matches
-	// spread over the tick) the waiter never sleeps: it costs about a core. It is what a fine
-	// resolution needs to keep its lateness on such a machine: measured with 1,000 matches at
-	// 20 Hz and a resolution of 200 µs on a 2-core virtual machine, the ticks' late p99 went
-	// from about 1 ms to 200 µs, and the process's CPU from 14-30% of a core to 100% (see
-	// docs/server.md). Spinning also works where there is no precise sleep (outside Linux), at
-	// any resolution, except in a browser (js/wasm), where the program shares its one thread
-	// with the page: there Spin is ignored.
+	// at every turn of the spin. A sleeping thread on a virtual machine now and then wakes a
+	// millisecond or more late, and every deadline gathered by that wake-up is as late; a
+	// spinning one does not sleep. The cost is a processor: with deadlines less than 2 ms apart
+	// (many matches spread over the tick) the waiter never sleeps, and holds a core. Choose it
+	// where a resolution under a millisecond must hold at the p99 on such a machine and a core
+	// can be given to it (docs/server.md measures both). Spinning also works where there is no
+	// precise sleep (outside Linux), at any resolution, except in a browser (js/wasm), where
+	// the program shares its one thread with the page: there Spin is ignored.
 	Spin bool
 }
 
@@ -96,8 +94,8 @@ type SharedClock struct {
 	// splitOff is how many more long bursts the waiter runs without sharing them with the
 	// workers from their start, as the workers took no good part in the last (see runDue):
 	// where a thread woken by another waits for the waker's processor to be free (as on the
-	// 2-core virtual machine measured here, even with the other processor idle) and no worker
-	// can be armed, a worker runs its share of a burst on the waiter's processor, after the
+	// virtual machine measured in docs/server.md, even with another processor idle) and no
+	// worker can be armed, a worker runs its share of a burst on the waiter's processor, after the
 	// waiter, and handing it over costs wake-ups and switches for nothing.
 	splitOff int
 	// splitMisses counts the long bursts in a row that sharing did not pay for.
@@ -498,10 +496,9 @@ func (c *SharedClock) sleep(target time.Duration) {
 		// A precise sleep: at a fine resolution; for a deadline far from the others (all
 		// matches on one grid), where the few wake-ups had better be on time; and whenever
 		// only pools' matches are waiting, which the waiter runs itself, so that holding its
-		// processor through the sleep holds up no goroutine it wakes. (Measured with 1,000
-		// matches at 20 Hz on a 2-core virtual machine: a pool's late p99 went from 1.14 ms on
-		// the ticker to 1.08 ms, and its CPU from 7.5% to 5.6%; Loops' goroutines, which need
-		// the processor the waiter holds, cost 20% more CPU so.)
+		// processor through the sleep holds up no goroutine it wakes. Loops' goroutines need
+		// the processor the waiter would hold: while they wait, the ticker serves them at
+		// less CPU (docs/server.md has both sides measured).
 		c.stopTicker()
 		if c.timerToLead(target, now, coarseLead) {
 			return
@@ -569,12 +566,11 @@ const spinLead = 2 * time.Millisecond
 
 // spinUntil spins until target, or until kicked or closed. Where it has woken goroutines (loops,
 // a pool's workers), it lets them run on its processor as it goes: the runtime readies them
-// there, and they would wait for another processor to steal them (measured with 1,000 loops
-// at 200 µs: late p99 850-1,370 µs so, 210 µs yielding). Where it runs a pool's matches
-// itself, it keeps its processor: a goroutine that yields goes to the back of the global run
-// queue, behind (with -slow in serverbench) a 30 ms update that the runtime has preempted,
-// which the processor then takes up (late p99 3.2 ms yielding, 200 µs not). With one
-// processor it always yields.
+// there, and they would otherwise wait, late, for another processor to steal them. Where it
+// runs a pool's matches itself, it keeps its processor: a goroutine that yields goes to the
+// back of the global run queue, behind any long update that the runtime has preempted, which
+// the processor then takes up (docs/server.md measures both). With one processor it always
+// yields.
 func (c *SharedClock) spinUntil(target time.Duration) {
 	yield := c.wokeGoroutines || runtime.GOMAXPROCS(0) < 2
 	for c.Now() < target {
@@ -595,15 +591,15 @@ func (c *SharedClock) spinUntil(target time.Duration) {
 }
 
 // isolatedLead is how long before an isolated deadline the waiter's precise sleep ends, to spin
-// the rest: about what such a sleep oversleeps at its median on a virtual machine (20-170 µs).
+// the rest: about what such a sleep oversleeps at its median on a virtual machine (see
+// docs/pacing.md).
 const isolatedLead = 100 * time.Microsecond
 
 // tickPeriod is the period of the waiter's ticker at resolution res. A Go timer is seen to
 // fire only when a thread next wakes up to look at the timers, up to about a millisecond after
 // it is due (timerResolution), so a deadline waits for the ticker's next tick and then for
-// that: with the ticker's period at res, 1,000 matches at 60 Hz on a 2-core virtual machine
-// had their ticks begin 2.0 ms late at p99, against 1.4 ms for a time.Ticker per match. The
-// period leaves most of res to the timers' own lateness; a tick that comes while nothing is
+// that: with the ticker's period at res, ticks began later than on a time.Ticker per match
+// (docs/server.md has the figures). The period leaves most of res to the timers' own lateness; a tick that comes while nothing is
 // due costs the waiter a look at its queue, and no thread wakes up for it while the threads
 // sleep in the runtime's poller, whose sleeps last a millisecond at the least.
 func tickPeriod(res time.Duration) time.Duration {
