@@ -228,7 +228,7 @@ type shortening struct {
 
 var shortenings = []shortening{
 	// Each run is a process per strategy: -warmup then -seconds, -runs times.
-	{prefix: "go run ./cmd/serverbench ", set: map[string]string{"seconds": "0.3", "warmup": "0.2", "runs": "1"}, measuring: true},
+	{prefix: "go run ./cmd/serverbench ", set: map[string]string{"seconds": "0.2", "warmup": "0.1", "runs": "1"}, measuring: true},
 	// Each strategy at each rate for -seconds.
 	{prefix: "go run ./cmd/loopbench ", set: map[string]string{"seconds": "0.3"}, measuring: true},
 	// A benchmark runs for -benchtime (1s), -count times.
@@ -478,8 +478,8 @@ func TestShortForm(t *testing.T) {
 		measuring  bool
 	}{
 		{"go run ./cmd/serverbench -matches 1000 -hz 20 -seconds 5 -runs 3 -plot-res x.png",
-			"go run ./cmd/serverbench -matches 1000 -hz 20 -seconds 0.3 -runs 1 -plot-res x.png -warmup 0.2", true},
-		{"go run ./cmd/serverbench -seconds=5 -warmup 2s", "go run ./cmd/serverbench -seconds=0.3 -warmup 0.2 -runs 1", true},
+			"go run ./cmd/serverbench -matches 1000 -hz 20 -seconds 0.2 -runs 1 -plot-res x.png -warmup 0.1", true},
+		{"go run ./cmd/serverbench -seconds=5 -warmup 2s", "go run ./cmd/serverbench -seconds=0.2 -warmup 0.1 -runs 1", true},
 		{"go run ./cmd/loopbench -hz 60 -seconds 8 -plot p.png", "go run ./cmd/loopbench -hz 60 -seconds 0.3 -plot p.png", true},
 		{"go run ./cmd/loopbench -hz 240", "go run ./cmd/loopbench -hz 240 -seconds 0.3", true},
 		{"go test -run '^$' -bench 'A|B' -benchmem -count 5 .", "go test -run ^$ -bench 'A|B' -benchmem -count 1 . -benchtime 10x", true},
