@@ -170,3 +170,27 @@ func TestMatchStopBetweenUpdates(t *testing.T) {
 	}
 	endHeldMatch(m)
 }
+
+// A match given a lower time scale keeps the ticks it owed for the time before: the pass that
+// applies the change runs them.
+func TestMatchScaleChangeKeepsOwedTicks(t *testing.T) {
+	ms := time.Millisecond
+	for _, scale := range []float64{0.1, 0} {
+		g := &recGame{}
+		m := newHeldMatch(t, g, Config{TickRate: 60})
+		at := m.pool.clock.Now() + time.Hour
+		startHeldMatch(t, m, at)
+		m.pass(at)
+		if err := m.SetTimeScale(scale); err != nil {
+			t.Fatal(err)
+		}
+		m.pass(at + 50*ms)
+		if got, want := g.take(), []string{"tick 1", "tick 2", "tick 3"}; !slices.Equal(got, want) {
+			t.Errorf("50 ms owed at 60 Hz, then scale %v: the pass ran %q, want %q", scale, got, want)
+		}
+		if st := m.Stats(); st.DroppedTicks != 0 {
+			t.Errorf("scale %v: %d ticks dropped", scale, st.DroppedTicks)
+		}
+		endHeldMatch(m)
+	}
+}

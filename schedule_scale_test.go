@@ -1,6 +1,7 @@
 package gameloop
 
 import (
+	"context"
 	"math"
 	"testing"
 	"time"
@@ -74,5 +75,34 @@ func TestScheduleStartAtMinInt64(t *testing.T) {
 		if want := int(2*60*scale) - 1; scale >= 0.1 && ticks < min(want, 60) {
 			t.Errorf("scale %v: %d ticks in 2 s, want at least %d", scale, ticks, min(want, 60))
 		}
+	}
+}
+
+// A Loop on the manual clock keeps the ticks owed when its time scale is lowered between two
+// passes.
+func TestLoopScaleChangeKeepsOwedTicks(t *testing.T) {
+	l, clk := newLoop(t, Config{TickRate: 60, NoFrames: true})
+	idles, updates := 0, 0
+	for ev := range l.Events(context.Background()) {
+		switch ev.(type) {
+		case *Update:
+			updates++
+		case *Idle:
+			idles++
+		}
+		if idles == 1 && updates == 0 {
+			// 50 ms pass (3 ticks owed at 60 Hz), then the scale drops.
+			clk.Advance(50 * time.Millisecond)
+			if err := l.SetTimeScale(0.1); err != nil {
+				t.Fatal(err)
+			}
+			idles++
+		}
+		if idles == 3 {
+			break
+		}
+	}
+	if st := l.Stats(); updates != 3 || st.DroppedTicks != 0 {
+		t.Errorf("50 ms owed at 60 Hz, then scale 0.1: %d updates, %d dropped; want 3, 0", updates, st.DroppedTicks)
 	}
 }
