@@ -21,7 +21,9 @@ var updateCorpus = flag.Bool("update-corpus", false, "rewrite the seed corpus in
 
 // FuzzDecode feeds the decoder arbitrary bytes. It must never panic; it must fail with a
 // *FormatError at an offset within the data; and whatever it decodes must encode, and decode
-// again to the same thing. Small recordings are also replayed.
+// again to the same thing. Small recordings are also replayed, decoded and streamed (Play):
+// the two must agree, and a replay that matched delivered every input, those after the last
+// tick among them.
 //
 // Run it with scripts/test.d/fuzz-replay.sh, or for longer:
 //
