@@ -23,6 +23,8 @@ type deadlineQueue struct {
 	n     int // slots in the run, holes included
 	holes int
 	heap  deadlineHeap
+	// searched counts the slots of the run remove has looked at, for tests.
+	searched int
 }
 
 // len returns the number of entries in the queue.
@@ -81,6 +83,7 @@ func (q *deadlineQueue) remove(e *waitEntry) bool {
 		}
 	}
 	for i := lo; i < q.n && q.slot(i).deadline == e.deadline; i++ {
+		q.searched++
 		if s := q.slot(i); s.entry == e {
 			s.entry = nil
 			q.holes++

@@ -858,6 +858,8 @@ type Match struct {
 	entry  waitEntry
 	state  matchState
 	kicked bool // a control change came while the match ran: run it again at once
+	// kickQueued: the match is in the clock's kicks (see takeKickedLocked).
+	kickQueued bool
 
 	stopping   atomic.Bool
 	ctlPending atomic.Bool
@@ -1033,6 +1035,17 @@ func (m *Match) kick() {
 	c.mu.Lock()
 	switch m.state {
 	case matchWaiting:
+		if !c.closed {
+			// The waiter takes it out of the queue and runs it, with the others kicked since
+			// its last look (see takeKickedLocked).
+			if !m.kickQueued {
+				m.kickQueued = true
+				c.kicks = append(c.kicks, m)
+			}
+			c.mu.Unlock()
+			c.wakeWaiter()
+			return
+		}
 		if !c.queue.remove(&m.entry) {
 			// Taken out by the waiter: it runs now, or is about to.
 			m.kicked = true

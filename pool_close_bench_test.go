@@ -97,3 +97,54 @@ func TestPoolCloseTakesMatchesOutAtOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestMassStopTakesMatchesOutAtOnce: matches stopped together (a context they share, cancelled)
+// are taken out of the clock's queue by the waiter in one pass, not searched for one by one,
+// which made ending them quadratic in their number, on one grid as at mixed rates.
+func TestMassStopTakesMatchesOutAtOnce(t *testing.T) {
+	const n = 4000
+	for _, grid := range []bool{true, false} {
+		c := newSharedClock(SharedClockOptions{Resolution: DefaultResolution})
+		close(c.stopped) // no waiter: the test plays its part
+		p := NewPool(c, &PoolOptions{Workers: 1})
+		start := c.Now() + time.Hour
+		var ms []*Match
+		for i := range n {
+			m, err := p.NewMatch(context.Background(), GameFunc(func(*Update) error { return nil }),
+				Config{TickRate: closeRates[i%len(closeRates)]})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if grid {
+				m.StartAt(start)
+			} else {
+				m.StartAt(start + time.Duration(i*7919%n)*time.Microsecond)
+			}
+			ms = append(ms, m)
+		}
+		c.mu.Lock()
+		c.queue.heap.searched, c.queue.searched = 0, 0
+		c.mu.Unlock()
+		for i := range ms {
+			ms[i*7919%n].Stop() // in no order, as the goroutines of a cancelled context come
+		}
+		c.mu.Lock()
+		batch := c.takeKickedLocked(nil)
+		searched := c.queue.heap.searched + c.queue.searched
+		left := c.queue.len()
+		c.mu.Unlock()
+		if searched > n {
+			t.Errorf("grid %v: taking %d stopped matches out of the queue searched %d slots", grid, n, searched)
+		}
+		if len(batch) != n || left != 0 {
+			t.Fatalf("grid %v: the waiter took %d stopped matches out of the queue, and left %d", grid, len(batch), left)
+		}
+		runDue(c, batch)
+		for _, m := range ms {
+			if err := m.Wait(); !errors.Is(err, ErrStopped) {
+				t.Fatalf("grid %v: a stopped match: Err = %v", grid, err)
+			}
+		}
+		p.Close()
+	}
+}

@@ -122,6 +122,57 @@ type SharedClock struct {
 	// waiterID is the id of the waiter's goroutine (see goid), for Close to tell a call from a
 	// match's callback, which would wait for itself.
 	waiterID atomic.Uint64
+	// kicks are the pools' matches kicked (a control change, an end) while they waited in the
+	// queue or ran, for the waiter to take out of the queue and run at once (see
+	// takeKickedLocked).
+	kicks []*Match
+}
+
+// kickBulk is how many kicked matches make the waiter take them out of the queue in one pass
+// over it rather than one by one (as it also does where the heap holds many): taking out one
+// searches the queue (its heap, or the run's entries with the same deadline), so that ending
+// thousands of matches at once (a context they share, cancelled) would cost a search each.
+const kickBulk = 16
+
+// takeKickedLocked appends to batch the kicked matches waiting in the queue, taken out of it, and
+// those that had nothing due (parked); one that is running, or taken out by the waiter already,
+// runs again once its pass is over (kicked).
+func (c *SharedClock) takeKickedLocked(batch []*waitEntry) []*waitEntry {
+	if len(c.kicks) == 0 {
+		return batch
+	}
+	// One by one, a search each: where they are few, and the heap, which a search looks
+	// through, is small beside the whole queue, which one pass looks through.
+	if len(c.kicks) <= kickBulk && len(c.kicks)*c.queue.heap.len() <= 2*c.queue.len() {
+		for _, m := range c.kicks {
+			if c.queue.remove(&m.entry) {
+				m.kickQueued = false
+				batch = append(batch, &m.entry)
+			}
+		}
+	} else {
+		from := len(batch)
+		batch = c.queue.removeFunc(func(e *waitEntry) bool { return e.match != nil && e.match.kickQueued }, batch)
+		for _, e := range batch[from:] {
+			e.match.kickQueued = false
+		}
+	}
+	for _, m := range c.kicks {
+		if !m.kickQueued {
+			continue // taken out above
+		}
+		m.kickQueued = false
+		switch m.state {
+		case matchWaiting: // running, or in this batch already
+			m.kicked = true
+		case matchParked:
+			m.state = matchWaiting
+			batch = append(batch, &m.entry)
+		}
+	}
+	clear(c.kicks)
+	c.kicks = c.kicks[:0]
+	return batch
 }
 
 // ErrCloseFromCallback is what Pool.Close and SharedClock.Close return when called from a
@@ -409,6 +460,7 @@ func (c *SharedClock) serve() {
 			return
 		}
 		c.batch = c.queue.popDue(now, c.batch[:0])
+		c.batch = c.takeKickedLocked(c.batch)
 		// The target stays the one just slept for, now past, while the due entries run: the
 		// deadlines added meanwhile are later and kick nothing, and the waiter sees them when
 		// it chooses its next target.
