@@ -39,8 +39,10 @@
 //	if err != nil { ... }        // the recording is damaged, or the game failed
 //	if !res.Matched() { ... }    // res.Mismatch.Tick is the first tick that differed
 //
-// Play reads the recording as it replays it, a chunk at a time, so a recording of any size
-// replays in bounded memory. To read its Header first (to make the game from Meta, say), Open
+// Play reads the recording as it replays it, a chunk at a time (and a recording holds at most
+// MaxInputsPerTick inputs for one tick), so a recording of any size replays in bounded memory.
+// Inputs recorded after the last tick (the key that quit the game, say) are delivered after it,
+// so that the game ends in the state the recorded one did. To read its Header first (to make the game from Meta, say), Open
 // it and call Stream.Play; to hold all of it (to look at its inputs, say), Decode it and call
 // Recording.Play. A go test can replay a recording checked into testdata to test a game
 // with real play.
