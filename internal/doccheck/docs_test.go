@@ -261,6 +261,14 @@ func shortForm(cmd string) (short string, measuring bool) {
 	return cmd, measuresInSuite[cmd]
 }
 
+// shorter reports whether a count of iterations as pasted, such as -benchtime 3x, is already
+// no more than the short form's, such as 10x: it is then kept.
+func shorter(pasted, short string) bool {
+	p, err1 := strconv.Atoi(strings.TrimSuffix(pasted, "x"))
+	n, err2 := strconv.Atoi(strings.TrimSuffix(short, "x"))
+	return strings.HasSuffix(pasted, "x") && strings.HasSuffix(short, "x") && err1 == nil && err2 == nil && p <= n
+}
+
 // hasFlag reports whether cmd has the flag -name, as -name, -name=value or --name.
 func hasFlag(cmd, name string) bool {
 	for _, w := range strings.Fields(cmd) {
@@ -289,10 +297,14 @@ func setFlags(cmd string, set map[string]string) string {
 			w = strings.TrimPrefix(w, "-")
 			switch {
 			case w == name && i+1 < len(words):
-				words[i+1] = set[name]
+				if !shorter(words[i+1], set[name]) {
+					words[i+1] = set[name]
+				}
 				found = true
 			case strings.HasPrefix(w, name+"="):
-				words[i] = "-" + name + "=" + set[name]
+				if !shorter(strings.TrimPrefix(w, name+"="), set[name]) {
+					words[i] = "-" + name + "=" + set[name]
+				}
 				found = true
 			}
 		}
@@ -433,8 +445,14 @@ func copyTree(t *testing.T, src string) string {
 }
 
 // shell runs cmd with bash in dir.
+//
+// The go commands it runs build with -trimpath: the copy of the repository is in a new
+// directory every run, and without it the build cache would key every package of the module
+// on that directory, compiling them all again on every run, warm caches or not.
 func shell(t *testing.T, dir, cmd string) (string, error) {
-	return run(t, dir, exec.Command("bash", "-c", cmd))
+	c := exec.Command("bash", "-c", cmd)
+	c.Env = append(os.Environ(), "GOFLAGS="+strings.TrimSpace(os.Getenv("GOFLAGS")+" -trimpath"))
+	return run(t, dir, c)
 }
 
 // commandLimit is how long one command may run before it is killed.
@@ -449,7 +467,7 @@ func run(t *testing.T, dir string, c *exec.Cmd) (string, error) {
 	ctx, cancel := context.WithTimeout(t.Context(), commandLimit)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, c.Path, c.Args[1:]...)
-	cmd.Dir = dir
+	cmd.Dir, cmd.Env = dir, c.Env
 	cmd.WaitDelay = 5 * time.Second
 	// A file rather than a pipe: the command has ended when its process has, whatever it left
 	// running with the file open.
@@ -484,6 +502,8 @@ func TestShortForm(t *testing.T) {
 		{"go run ./cmd/loopbench -hz 240", "go run ./cmd/loopbench -hz 240 -seconds 0.3", true},
 		{"go test -run '^$' -bench 'A|B' -benchmem -count 5 .", "go test -run ^$ -bench 'A|B' -benchmem -count 1 . -benchtime 10x", true},
 		{"go test -bench=Replay -count=5 ./replay", "go test -bench=Replay -count=1 ./replay -benchtime 10x -run ^$", true},
+		{"go test -run '^$' -bench '^BenchmarkX$' -benchtime 3x .", "go test -run ^$ -bench '^BenchmarkX$' -benchtime 3x . -count 1", true},
+		{"go test -bench X -benchtime=500x .", "go test -bench X -benchtime=10x . -count 1 -run ^$", true},
 		{"go run ./cmd/bounce -headless -seconds 10 -record h.rec", "go run ./cmd/bounce -headless -seconds 1 -record h.rec", false},
 		{"go run ./cmd/bounce -replay h.rec", "go run ./cmd/bounce -replay h.rec", false},
 		{"go test -run TestZeroAllocsPerFrame .", "go test -run TestZeroAllocsPerFrame .", false},
