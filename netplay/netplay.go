@@ -350,6 +350,10 @@ type Stats struct {
 	// SendErrors counts the packets the conn failed to send (a full socket buffer, say): they
 	// count as lost, and the protocol sends their content again.
 	SendErrors uint64
+	// ReadErrors counts the errors the conn returned on reading (its reader goroutine's; a
+	// conn polled with TryReadFrom has none). A few in a row are waited out; a closed conn, or
+	// one that keeps failing, makes Advance return the error.
+	ReadErrors uint64
 }
 
 // PeerStats is what is known of the connection to one remote player's peer.

@@ -392,8 +392,9 @@ func (s *Session[I]) Stats() Stats {
 	st.Tick = s.tick
 	st.Confirmed = min(s.confirmed(), s.tick)
 	st.TimeScale = s.timeScale
-	overflowed, _ := s.tr.counts()
+	overflowed, readErrors := s.tr.counts()
 	st.Dropped += overflowed
+	st.ReadErrors = readErrors
 	return st
 }
 
@@ -526,7 +527,8 @@ func (s *Session[I]) Poll(now time.Duration) {
 // It returns ErrNotSynchronized until every peer is synchronized, and ErrPredictionThreshold
 // when the new tick would run too far ahead of the inputs received; the game skips the tick
 // then, and nothing advances. Once a remote player is disconnected and Config.EndOnDisconnect
-// is set, it returns an error wrapping ErrDisconnected; after Close, ErrClosed.
+// is set, it returns an error wrapping ErrDisconnected; once the conn fails (closed under the
+// session, or every read failing), an error wrapping the conn's; after Close, ErrClosed.
 func (s *Session[I]) Advance(now time.Duration) ([]Request[I], error) {
 	if s.closed {
 		return nil, ErrClosed
@@ -539,6 +541,9 @@ func (s *Session[I]) Advance(now time.Duration) ([]Request[I], error) {
 	}
 	if s.recErr != nil {
 		return nil, s.recErr
+	}
+	if err := s.tr.failed(); err != nil {
+		return nil, fmt.Errorf("netplay: the conn failed: %w", err)
 	}
 	if !s.running {
 		return nil, ErrNotSynchronized

@@ -2,9 +2,11 @@ package netplay
 
 import (
 	"errors"
+	"io"
 	"net"
 	"net/netip"
 	"sync"
+	"time"
 )
 
 // tryReader is a conn that can be polled without blocking, as netsim's Conn is.
@@ -19,6 +21,12 @@ const (
 	// ringPackets is how many packets the reader goroutine holds for Poll: several ticks'
 	// worth from every peer, as a socket's receive buffer would hold.
 	ringPackets = 64
+	// maxReadErrors is how many read errors in a row, other than timeouts, end the reader:
+	// the conn is broken, not having a bad moment.
+	maxReadErrors = 10
+	// maxReadBackoff is the longest the reader waits after an error before it reads again,
+	// so that a conn that fails at once, again and again, does not keep a core busy.
+	maxReadBackoff = 100 * time.Millisecond
 )
 
 // packet is a received packet in the reader's ring.
@@ -41,7 +49,9 @@ type transport struct {
 	head, used int
 	overflowed uint64 // packets the reader dropped because the ring was full
 	readErrors uint64
+	err        error // why the conn can no longer be used, once it cannot
 	closed     bool
+	quit       chan struct{} // closed by close, to end the reader's wait after an error
 	done       chan struct{}
 }
 
@@ -54,14 +64,19 @@ func newTransport(conn net.PacketConn) *transport {
 	t.udp, _ = conn.(*net.UDPConn)
 	t.ring = new([ringPackets]packet)
 	t.done = make(chan struct{})
+	t.quit = make(chan struct{})
 	go t.read()
 	return t
 }
 
-// read is the reader goroutine: it reads packets into the ring until the conn is closed.
+// read is the reader goroutine: it reads packets into the ring until the conn is closed or
+// fails. A read error is counted; the reader waits a little before it reads again, longer
+// after each error in a row, and ends on net.ErrClosed, io.EOF or maxReadErrors errors in a
+// row other than timeouts, keeping the error for the session to return.
 func (t *transport) read() {
 	defer close(t.done)
 	var p packet
+	failures := 0
 	for {
 		var err error
 		if t.udp != nil {
@@ -69,12 +84,21 @@ func (t *transport) read() {
 		} else {
 			p.n, p.addr, err = t.conn.ReadFrom(p.buf[:])
 		}
+		if err == nil {
+			failures = 0
+		} else if !isTimeout(err) {
+			failures++
+		}
+		fatal := err != nil && (errors.Is(err, net.ErrClosed) || errors.Is(err, io.EOF) || failures >= maxReadErrors)
 		t.mu.Lock()
 		closed := t.closed
 		switch {
 		case closed:
 		case err != nil:
 			t.readErrors++
+			if fatal && t.err == nil {
+				t.err = err
+			}
 		case t.used == ringPackets:
 			t.overflowed++
 		default:
@@ -84,10 +108,26 @@ func (t *transport) read() {
 			t.used++
 		}
 		t.mu.Unlock()
-		if closed || errors.Is(err, net.ErrClosed) {
+		if closed || fatal {
 			return
 		}
+		if err != nil {
+			wait := min(time.Millisecond<<min(max(failures-1, 0), 7), maxReadBackoff)
+			timer := time.NewTimer(wait)
+			select {
+			case <-timer.C:
+			case <-t.quit:
+				timer.Stop()
+				return
+			}
+		}
 	}
+}
+
+// isTimeout reports whether err is a timeout (a read deadline passed).
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }
 
 // next copies the next packet received into p and reports whether there was one.
@@ -110,14 +150,31 @@ func (t *transport) next(p *packet) bool {
 	return true
 }
 
-// send writes b to the peer at addr (ap for a UDP conn).
+// send writes b to the peer at addr (ap for a UDP conn). An error that says the conn is
+// closed is kept for the session to return, as the reader keeps its own.
 func (t *transport) send(b []byte, addr net.Addr, ap netip.AddrPort) error {
+	var err error
 	if t.udp != nil && ap.IsValid() {
-		_, err := t.udp.WriteToUDPAddrPort(b, ap)
-		return err
+		_, err = t.udp.WriteToUDPAddrPort(b, ap)
+	} else {
+		_, err = t.conn.WriteTo(b, addr)
 	}
-	_, err := t.conn.WriteTo(b, addr)
+	if err != nil && errors.Is(err, net.ErrClosed) {
+		t.mu.Lock()
+		if t.err == nil && !t.closed {
+			t.err = err
+		}
+		t.mu.Unlock()
+	}
 	return err
+}
+
+// failed returns why the conn can no longer be used (closed under the session, or failing
+// every read), or nil.
+func (t *transport) failed() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.err
 }
 
 // counts returns the packets the reader dropped and the read errors it met.
@@ -135,6 +192,9 @@ func (t *transport) close() error {
 	t.mu.Lock()
 	t.closed = true
 	t.mu.Unlock()
+	if t.quit != nil {
+		close(t.quit)
+	}
 	err := t.conn.Close()
 	if t.done != nil {
 		<-t.done
