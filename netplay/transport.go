@@ -7,6 +7,8 @@ import (
 	"net/netip"
 	"sync"
 	"time"
+
+	"github.com/gameloop-go/gameloop/netplay/internal/wire"
 )
 
 // tryReader is a conn that can be polled without blocking, as netsim's Conn is.
@@ -221,4 +223,15 @@ func udpAddrPort(addr net.Addr) netip.AddrPort {
 	}
 	ap := u.AddrPort()
 	return netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port())
+}
+
+// IsHandshake reports whether packet is a session's handshake request, the first packet a
+// session sends its peer (of this version of the protocol). A program that learns its peer's
+// address from the first packet to arrive, as a host waiting for a player to join does, takes
+// the sender of a packet for which IsHandshake is true, and ignores the others: a port scan,
+// a stray or late packet of an earlier game, or any other traffic is not a peer. It does not
+// allocate.
+func IsHandshake(packet []byte) bool {
+	var m wire.Message
+	return wire.Decode(packet, &m) == nil && m.Kind == wire.KindSyncRequest
 }

@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -336,4 +337,42 @@ func TestPeerKilled(t *testing.T) {
 		t.Fatalf("the listener: exit status %d, stderr:\n%s", code, errOut)
 	}
 	t.Logf("the listener, its peer killed:\n%s", errOut)
+}
+
+// The listener takes the other player's address from the first handshake that arrives, not
+// from the first packet: stray packets from another address before the player connects do not
+// take the player's place.
+func TestListenerIgnoresStrayPackets(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plays a game of 2 seconds")
+	}
+	t.Parallel()
+	const ticks = "120"
+	within := 2 * time.Minute
+	a := start(t, "duel -listen", bins.duel, "-listen", "127.0.0.1:0", "-headless", "-ticks", ticks, "-bot", "1")
+	addr := a.waitFor(waitingRE, true, within)
+	stray, err := net.Dial("udp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stray.Close()
+	for _, pkt := range []string{"hello", "\xe7N\x01\x03 not a handshake", strings.Repeat("x", 600)} {
+		if _, err := stray.Write([]byte(pkt)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b := start(t, "duel -connect", bins.duel, "-connect", addr, "-headless", "-ticks", ticks, "-bot", "2")
+	sums := map[string]string{}
+	for _, p := range []*process{a, b} {
+		code := p.wait(within)
+		out, errOut := p.output()
+		m := checksumRE.FindStringSubmatch(out)
+		if code != 0 || m == nil || m[1] != ticks {
+			t.Fatalf("%s: exit status %d, want 0 and tick %s's checksum:\nstdout: %s\nstderr: %s", p.name, code, ticks, out, errOut)
+		}
+		sums[p.name] = m[2]
+	}
+	if sums[a.name] != sums[b.name] {
+		t.Fatalf("tick %s: checksum %s at the listener, %s at the other peer", ticks, sums[a.name], sums[b.name])
+	}
 }

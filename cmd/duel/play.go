@@ -204,8 +204,9 @@ type app struct {
 	printed bool
 }
 
-// waitForPeer starts reading the first packet to arrive, from whoever will be the other
-// player.
+// waitForPeer starts reading the first handshake to arrive, from whoever will be the other
+// player: any other packet (a port scan, a stray packet of an earlier game) is not a player's,
+// and taking its sender for the other player would leave the real one unable to join.
 func (a *app) waitForPeer() {
 	a.found = make(chan net.Addr, 1)
 	a.waiting = make(chan struct{})
@@ -213,9 +214,15 @@ func (a *app) waitForPeer() {
 	go func() {
 		defer close(a.waiting)
 		var buf [2048]byte
-		_, addr, err := a.conn.ReadFrom(buf[:])
-		if err == nil {
-			a.found <- addr
+		for {
+			n, addr, err := a.conn.ReadFrom(buf[:])
+			if err != nil {
+				return
+			}
+			if netplay.IsHandshake(buf[:n]) {
+				a.found <- addr
+				return
+			}
 		}
 	}()
 }
