@@ -3,6 +3,7 @@ package netplay
 import (
 	"errors"
 	"net"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -128,5 +129,32 @@ func TestConnReadErrorsWaitedOut(t *testing.T) {
 	}
 	if got := readers(); got != 0 {
 		t.Errorf("%d reader goroutines after Close", got)
+	}
+}
+
+// TestUDPAddrRequired: over a UDP socket, a remote player's address that the socket could not
+// reach or match (not a UDP address, no IP, an unspecified IP, no port) is an error naming the
+// field, rather than a session that never hears its peer.
+func TestUDPAddrRequired(t *testing.T) {
+	conn, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	for _, addr := range []net.Addr{
+		&net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 7000},
+		&net.UDPAddr{Port: 7000},
+		&net.UDPAddr{IP: net.IPv4zero, Port: 7000},
+		&net.UDPAddr{IP: net.IPv6unspecified, Port: 7000},
+		&net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)},
+	} {
+		s, err := NewSession(conn, Config[testInput]{Players: []Player{{Local: true}, {Addr: addr}}, Codec: byteCodec{}})
+		if err == nil {
+			s.Close()
+			t.Fatalf("NewSession with a peer at %v (%T): no error", addr, addr)
+		}
+		if !strings.Contains(err.Error(), "Config.Players[1].Addr") {
+			t.Errorf("NewSession with a peer at %v: %v, want it to name Config.Players[1].Addr", addr, err)
+		}
 	}
 }

@@ -202,13 +202,27 @@ type Session[I comparable] struct {
 }
 
 // NewSession returns a session of cfg's players over conn, which it reads and writes until
-// Close (closing conn too). The handshake starts at the first Poll or Advance.
+// Close (closing conn too). The handshake starts at the first Poll or Advance. Over a
+// *net.UDPConn, each remote player's Addr must be a *net.UDPAddr with an IP address (not
+// unspecified, as ":7000" resolves to) and a port.
 func NewSession[I comparable](conn net.PacketConn, cfg Config[I]) (*Session[I], error) {
 	if conn == nil {
 		return nil, errors.New("netplay: NewSession: conn is nil")
 	}
 	if err := cfg.check(); err != nil {
 		return nil, err
+	}
+	if _, ok := conn.(*net.UDPConn); ok {
+		// A UDP socket can only reach, and only match the packets of, a UDP address with
+		// an IP: any other would leave the session unable to hear its peer.
+		for h, p := range cfg.Players {
+			if p.Local {
+				continue
+			}
+			if u, ok := p.Addr.(*net.UDPAddr); !ok || !udpAddrPort(u).IsValid() || udpAddrPort(u).Addr().IsUnspecified() || u.Port == 0 {
+				return nil, fmt.Errorf("netplay: Config.Players[%d].Addr = %v (%T): a UDP conn needs a *net.UDPAddr with an IP address and a port", h, p.Addr, p.Addr)
+			}
+		}
 	}
 	s := &Session[I]{cfg: cfg, codec: cfg.Codec, size: cfg.Codec.Size(), delay: cfg.InputDelay, timeScale: 1}
 	s.window = cfg.PredictionWindow
