@@ -372,36 +372,70 @@ func TestBrowser(t *testing.T) {
 	// A hidden page gets no frames. Headless Chromium hides no page, so the test makes the
 	// page say it is hidden (document.hidden and a visibilitychange event), stalls it for as
 	// long as it would be away (a busy loop: no frame comes), and shows it again. The time away
-	// is paused: no tick is owed or dropped for it. The same stall without the page hidden is
-	// a stall like any other: the ticks over MaxFrameTime are dropped.
+	// is paused: the game time that passes (the ticks run and dropped) is the page's time less
+	// the time away. The page then stalls for 400 ms more, shown, as a loaded machine stalls it
+	// at any time: that time is game time like any other, and its ticks over MaxFrameTime and
+	// MaxTicksPerFrame are dropped. The same stall without the page hidden is all game time.
+	//
+	// Counting the ticks dropped alone would not tell the time away from a stall: at 60 Hz
+	// any gap of more than five ticks between frames drops some.
 	t.Run("hidden", func(t *testing.T) {
 		b.t = t
-		b.open("?tps=60")
+		const tps = 60
+		b.open(fmt.Sprintf("?tps=%d", tps))
 		b.waitFrames(10)
+		// It returns how long the page was hidden at most: from before the page said it
+		// was hidden to after it said it was shown (the driver's own time away lies within);
+		// 0 when it was not hidden.
 		const away = `(hide) => {
 			const set = (hidden) => {
 				Object.defineProperty(document, "hidden", {value: hidden, configurable: true});
 				document.dispatchEvent(new Event("visibilitychange"));
 			};
-			if (hide) set(true);
+			const busy = (ms) => { const t = performance.now(); while (performance.now() - t < ms) {} };
+			if (!hide) {
+				busy(1900);
+				return 0;
+			}
 			const start = performance.now();
-			while (performance.now() - start < 1500) {}
-			if (hide) set(false);
-			return true;
+			set(true);
+			busy(1500);
+			set(false);
+			const away = performance.now() - start;
+			busy(400);
+			return away;
 		}`
+		step := 1000.0 / tps // ms
 		for _, hide := range []bool{true, false} {
 			before := b.stats()
-			do(b, chromedp.Evaluate[bool](fmt.Sprintf("(%s)(%v)", away, hide)))
+			hidden := do(b, chromedp.Evaluate[float64](fmt.Sprintf("(%s)(%v)", away, hide)))
 			b.waitFrames(10)
 			after := b.stats()
 			ticks, dropped := after.Ticks-before.Ticks, after.DroppedTicks-before.DroppedTicks
-			t.Logf("1.5 s away, hidden %v: %d ticks, %d dropped (%.0f ms), in %.0f ms of the page's time",
-				hide, ticks, dropped, after.DroppedMs-before.DroppedMs, after.RealTimeMs-before.RealTimeMs)
-			switch {
-			case hide && dropped != 0:
-				t.Errorf("hidden for 1.5 s: %d ticks dropped, want none: the time away is paused", dropped)
-			case !hide && dropped == 0:
-				t.Errorf("stalled for 1.5 s, not hidden: no tick dropped, want those over MaxFrameTime")
+			elapsed := after.RealTimeMs - before.RealTimeMs
+			// The game time that passed, in ticks: a tick's time is either run or dropped.
+			game := float64(ticks + dropped)
+			t.Logf("stalled 1.9 s, hidden for %.0f ms of it: %d ticks, %d dropped (%.0f ms), in %.0f ms of the page's time",
+				hidden, ticks, dropped, after.DroppedMs-before.DroppedMs, elapsed)
+			if after.Paused || after.TimeScale != 1 {
+				t.Fatalf("paused %v, time scale %g: want the game running at x1", after.Paused, after.TimeScale)
+			}
+			if hide {
+				// Game time passed for the page's time outside the time away (at least
+				// elapsed-hidden, at most elapsed-1500 ms), give or take the grid's
+				// rounding; the 400 ms stall after it dropped ticks.
+				lo, hi := (elapsed-hidden)/step-2, (elapsed-1500)/step+2
+				if game < lo || game > hi || dropped == 0 {
+					t.Errorf("hidden for %.0f ms in %.0f ms of the page's time: %d ticks ran and %d were dropped, want %.0f to %.0f in all, some dropped: the time away is paused, the stall after it is not",
+						hidden, elapsed, ticks, dropped, lo, hi)
+				}
+				continue
+			}
+			// Not hidden: all of the page's time is game time, and the stall's beyond the
+			// frame's bound is dropped.
+			if lo, hi := elapsed/step-2, elapsed/step+2; game < lo || game > hi || dropped == 0 {
+				t.Errorf("stalled 1.9 s, not hidden, in %.0f ms of the page's time: %d ticks ran and %d were dropped, want %.0f to %.0f in all, some dropped",
+					elapsed, ticks, dropped, lo, hi)
 			}
 		}
 	})
