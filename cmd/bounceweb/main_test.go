@@ -111,16 +111,24 @@ func TestHandler(t *testing.T) {
 	}
 }
 
+// A bad flag or argument exits 2, as the flag package's ExitOnError does, with its error
+// printed once (the flag package prints a bad flag's, with the usage); -h prints the usage and
+// exits 0.
 func TestFlags(t *testing.T) {
-	for _, args := range [][]string{{"extra"}, {"-nosuchflag"}} {
+	for _, tt := range []struct {
+		args []string
+		code int
+		once string
+	}{
+		{[]string{"-nosuchflag"}, 2, "flag provided but not defined: -nosuchflag"},
+		{[]string{"-addr"}, 2, "flag needs an argument: -addr"},
+		{[]string{"extra"}, 2, `bounceweb: unexpected arguments ["extra"]`},
+		{[]string{"-h"}, 0, "-record file"},
+	} {
 		var stdout, stderr bytes.Buffer
-		if code := realMain(args, &stdout, &stderr); code != 2 {
-			t.Errorf("%q: exit status %d, want 2", args, code)
+		if code := realMain(tt.args, &stdout, &stderr); code != tt.code || strings.Count(stderr.String(), tt.once) != 1 {
+			t.Errorf("bounceweb %q: exit status %d, stderr %q; want %d and %q once", tt.args, code, stderr.String(), tt.code, tt.once)
 		}
-	}
-	var stdout, stderr bytes.Buffer
-	if code := realMain([]string{"-h"}, &stdout, &stderr); code != 0 || !strings.Contains(stderr.String(), "-record file") {
-		t.Errorf("-h: exit status %d, printed %q", code, stderr.String())
 	}
 }
 
