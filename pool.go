@@ -115,25 +115,7 @@ type PoolOptions struct {
 	// every tick stays there; 64 quick passes in a row take one doubling back. 0 means
 	// DefaultSlowPass.
 	SlowPass time.Duration
-
-	// KeepWorkerPriority leaves the workers at the process's scheduling priority. By default,
-	// on Linux, each worker has an OS thread of its own whose nice value is workerNice (10)
-	// above the process's, so that where a worker running a slow match and the clock's waiter
-	// come to share a processor, the waiter has it at once. It also keeps the pool from arming
-	// a worker ahead of a burst of matches on one grid (see docs/server.md), which needs a
-	// thread of the worker's own. A Linux scheduler may leave the two on one processor for a
-	// tick of its own (4 ms at 250 Hz) while another processor is idle: a thread it wakes goes
-	// back to the processor it last ran on, and every match due meanwhile is that late
-	// (docs/server.md measures it). The cost of lowering: under a full machine the workers,
-	// and so the slow matches, get less of it than the process's other threads. Set it where
-	// the slow matches must keep the process's share, or where threads must not be reniced.
-	KeepWorkerPriority bool
 }
-
-// workerNice is how much higher than the process's a worker thread's nice value is (see
-// PoolOptions.KeepWorkerPriority). At 10 a thread weighs about a tenth of one at the process's
-// priority in Linux's scheduler.
-const workerNice = 10
 
 // Pool runs many matches, each a Game at a fixed tick rate, without a goroutine per match: the
 // SharedClock's waiter runs the updates of the matches that are due itself when it wakes, so a
@@ -147,10 +129,9 @@ const workerNice = 10
 // a pool is for servers. A match's callbacks run on one goroutine at a time, not always the
 // same one. Make one with NewPool: the zero Pool is not usable.
 type Pool struct {
-	clock       *SharedClock
-	slowPass    time.Duration
-	nworkers    int
-	lowerThread bool // the workers lower their threads' priority (see PoolOptions.KeepWorkerPriority)
+	clock    *SharedClock
+	slowPass time.Duration
+	nworkers int
 
 	mu    sync.Mutex
 	work  sync.Cond  // signalled when a queue or the tail gains a match, or the pool closes
@@ -201,7 +182,7 @@ func NewPool(clock *SharedClock, opts *PoolOptions) *Pool {
 	if o.SlowPass <= 0 {
 		o.SlowPass = DefaultSlowPass
 	}
-	p := &Pool{clock: clock, slowPass: o.SlowPass, nworkers: o.Workers, lowerThread: !o.KeepWorkerPriority,
+	p := &Pool{clock: clock, slowPass: o.SlowPass, nworkers: o.Workers,
 		matches: map[*Match]struct{}{}, workerIDs: map[uint64]struct{}{}}
 	p.work.L = &p.mu
 	clock.mu.Lock()
@@ -300,11 +281,11 @@ const workerChunk = 16
 // worker runs the matches of the queues and the tail of a burst, slow ones first, until the
 // pool closes.
 //
-// It first takes an OS thread of its own at a lower priority (see
-// PoolOptions.KeepWorkerPriority), and closes onThread, if not nil, once it has.
+// It first takes an OS thread of its own, on Linux, where it may be armed for a burst (see
+// armWorker), and closes onThread, if not nil, once it has.
 func (p *Pool) worker(onThread chan<- struct{}) {
-	if p.lowerThread && !lowerWorkerThread() {
-		// The main thread, which lowerWorkerThread left locked to this goroutine: the worker
+	if !lockWorkerThread() {
+		// The main thread, which lockWorkerThread left locked to this goroutine: the worker
 		// starts again on a goroutine of its own, which the runtime must run on another
 		// thread while this one holds the main thread, and this one lets the main thread go
 		// once it has.
@@ -419,10 +400,9 @@ func (p *Pool) tookFromTail() int {
 }
 
 // canArm reports whether armWorker can arm one of the pool's workers: on Linux, where each
-// worker has a thread of its own (see KeepWorkerPriority) and the process more than one
-// processor.
+// worker has a thread of its own, and the process more than one processor.
 func (p *Pool) canArm() bool {
-	return armSupported && p.lowerThread && runtime.GOMAXPROCS(0) >= 2
+	return armSupported && runtime.GOMAXPROCS(0) >= 2
 }
 
 // armWorker asks a worker, ahead of a burst the waiter expects (matches on one grid), to wait
@@ -434,9 +414,8 @@ func (p *Pool) canArm() bool {
 // when the waiter has run the whole burst. Armed armLead ahead, it begins early in the burst,
 // for one more wake-up a burst; docs/server.md has the figures.
 //
-// It reports false where no worker can be armed: outside Linux, where the workers share the
-// process's threads (KeepWorkerPriority) or the process has one processor, and once the pool
-// is closed.
+// It reports false where no worker can be armed: outside Linux, where the process has one
+// processor, and once the pool is closed.
 func (p *Pool) armWorker() bool {
 	if !p.canArm() {
 		return false

@@ -7,8 +7,8 @@ import (
 	"time"
 )
 
-// lowerWorkerThread does nothing where the pool does not change its workers' priority.
-func lowerWorkerThread() bool { return true }
+// lockWorkerThread does nothing where no worker is armed: a worker needs no thread of its own.
+func lockWorkerThread() bool { return true }
 
 // armSupported is false: outside Linux the waiter arms no worker for a burst (see
 // Pool.armWorker).
