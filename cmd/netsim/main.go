@@ -17,7 +17,8 @@
 // bytes that came in, what was dropped, duplicated and held back, and what went out.
 //
 // Nothing a client sends can grow memory without bound: at most -max-clients client addresses
-// are served (packets from others are refused and counted), and packets in flight are limited
+// are served (packets from others are refused and counted, unless one served has been idle
+// for 30 s: the new one takes its place), and packets in flight are limited
 // in number and bytes (more are dropped and counted as overflow).
 //
 // Bad flags exit 2 with one message; -h prints the flags and exits 0; a socket that cannot be

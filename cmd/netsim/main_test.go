@@ -361,6 +361,27 @@ func TestRefusesClientsPastTheLimit(t *testing.T) {
 	}
 }
 
+// TestIdleClientLetGo: past -max-clients, a new client takes the place of one idle for long
+// enough (a game restarted comes from a new port), rather than being refused for ever.
+func TestIdleClientLetGo(t *testing.T) {
+	echo := newEchoServer(t)
+	p := startProxy(t, echo.conn.LocalAddr().String(), "-max-clients", "1")
+	first, second := dial(t, p.addr), dial(t, p.addr)
+	fmt.Fprint(first, "one")
+	receive(t, first, 1)
+	p.mu.Lock()
+	p.idle = 0 // the first client has been idle long enough
+	p.mu.Unlock()
+	fmt.Fprint(second, "two")
+	if got := receive(t, second, 1); len(got) != 1 || got[0] != "two" {
+		t.Fatalf("the second client received %q, want its echo", got)
+	}
+	out := p.stop(t)
+	if !strings.Contains(out, "1 idle clients let go for new ones") || strings.Contains(out, "refused") {
+		t.Errorf("the summary does not count the client let go, or counts a refusal:\n%s", out)
+	}
+}
+
 func TestDurationEndsTheRun(t *testing.T) {
 	var out bytes.Buffer
 	err := run(t.Context(), []string{"-listen", "127.0.0.1:0", "-to", "127.0.0.1:9", "-duration", "50ms", "-preset", "poor"}, &out, &out, nil)

@@ -23,6 +23,10 @@ const (
 	maxInFlightBytes = 64 << 20
 	// keptBuffer is the largest buffer kept for reuse once its packet is sent on.
 	keptBuffer = 2048
+	// clientIdle is how long a client must have sent and received nothing before a new
+	// client past -max-clients takes its place: a game restarted many times comes from a new
+	// port each time, and would otherwise be refused once -max-clients ports were used.
+	clientIdle = 30 * time.Second
 )
 
 // direction is one way through the proxy: its link and its counts. Guarded by proxy.mu.
@@ -39,7 +43,8 @@ type direction struct {
 // client is one client address and its upstream socket.
 type client struct {
 	addr     netip.AddrPort
-	upstream *net.UDPConn // connected to the target
+	upstream *net.UDPConn  // connected to the target
+	last     time.Duration // when a packet last came from it or for it; guarded by proxy.mu
 }
 
 // delivery is a packet waiting for its time.
@@ -56,6 +61,7 @@ type proxy struct {
 	listen     *net.UDPConn
 	target     *net.UDPAddr
 	maxClients int
+	idle       time.Duration // how long a client is idle before another may take its place
 	start      time.Time
 	kick       chan struct{} // tells the scheduler that the queue's head may have changed
 
@@ -63,6 +69,7 @@ type proxy struct {
 	up, down   direction
 	clients    map[netip.AddrPort]*client
 	refused    int64 // packets from clients past -max-clients
+	letGo      int64 // idle clients whose place a new one took
 	noSocket   int64 // packets from new clients for whom no socket to the server could be opened
 	readErrors int64 // errors reading replies: the ICMP errors of packets sent earlier
 	queue      []*delivery
@@ -90,6 +97,7 @@ func newProxy(o options) (*proxy, error) {
 		listen:     l,
 		target:     target,
 		maxClients: o.maxClients,
+		idle:       clientIdle,
 		kick:       make(chan struct{}, 1),
 		up:         direction{name: "client->server", link: netsim.NewLink(o.conditions, o.seed)},
 		down:       direction{name: "server->client", link: netsim.NewLink(o.conditions, o.seed^0x9e3779b97f4a7c15)},
@@ -140,7 +148,7 @@ func (p *proxy) readClients(wg *sync.WaitGroup, stderr io.Writer) {
 		}
 		c := p.clients[from]
 		if c == nil {
-			if len(p.clients) >= p.maxClients {
+			if len(p.clients) >= p.maxClients && !p.letIdleGoLocked() {
 				p.refused++
 				p.mu.Unlock()
 				continue
@@ -159,6 +167,25 @@ func (p *proxy) readClients(wg *sync.WaitGroup, stderr io.Writer) {
 		p.sendLocked(&p.up, c, buf[:n])
 		p.mu.Unlock()
 	}
+}
+
+// letIdleGoLocked closes the client idle the longest, if it has been idle for p.idle, to make
+// room for a new one, and reports whether it did. Its reader ends on the closed socket; its
+// packets still in flight to the server count as send errors. p.mu is held.
+func (p *proxy) letIdleGoLocked() bool {
+	var idlest *client
+	for _, c := range p.clients {
+		if idlest == nil || c.last < idlest.last {
+			idlest = c
+		}
+	}
+	if idlest == nil || p.now()-idlest.last < p.idle {
+		return false
+	}
+	idlest.upstream.Close()
+	delete(p.clients, idlest.addr)
+	p.letGo++
+	return true
 }
 
 // readServer reads the server's replies to one client, until its socket is closed.
@@ -185,7 +212,8 @@ func (p *proxy) readServer(c *client, stderr io.Writer) {
 
 // sendLocked passes a packet through d's link and queues its copies. p.mu is held.
 func (p *proxy) sendLocked(d *direction, c *client, b []byte) {
-	at, n := d.link.Send(p.now(), len(b))
+	c.last = p.now()
+	at, n := d.link.Send(c.last, len(b))
 	for _, t := range at[:n] {
 		if len(p.queue) >= maxInFlight || p.queueBytes+len(b) > maxInFlightBytes {
 			d.overflow++
@@ -277,6 +305,9 @@ func (p *proxy) summary(w io.Writer) {
 	fmt.Fprintf(w, "netsim: ran %v; clients: %d", p.ran.Round(time.Millisecond), len(p.clients))
 	if p.refused > 0 {
 		fmt.Fprintf(w, ", %d packets refused from clients past -max-clients", p.refused)
+	}
+	if p.letGo > 0 {
+		fmt.Fprintf(w, ", %d idle clients let go for new ones", p.letGo)
 	}
 	if p.noSocket > 0 {
 		fmt.Fprintf(w, ", %d packets dropped for want of a socket to the server", p.noSocket)
