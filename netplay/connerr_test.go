@@ -123,6 +123,13 @@ func TestConnReadErrorsWaitedOut(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
+	if err := s.Close(); err != nil {
+		t.Errorf("Close again: %v, want nil", err)
+	}
+	s.Poll(time.Second)
+	if _, err := s.Advance(time.Second); !errors.Is(err, ErrClosed) {
+		t.Errorf("Advance after Close: %v, want ErrClosed", err)
+	}
 	// A reader has returned when Close does; it may take a moment more to be gone.
 	for readers() > 0 && time.Now().Before(deadline) {
 		time.Sleep(time.Millisecond)
