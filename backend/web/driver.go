@@ -184,9 +184,11 @@ func (d *Driver) SetHidden(now time.Duration, hidden bool) {
 		d.hiddenAt = now
 		return
 	}
-	away := now - d.hiddenAt
-	d.lastFrameAt += away
-	d.stats.shift(away)
+	// A frame may still come after the page was hidden (a browser's last one): the time since
+	// the last frame then leaves out only the time away after that frame, never more than it
+	// holds, so that the next frame's DT is never negative.
+	d.lastFrameAt += now - max(d.lastFrameAt, d.hiddenAt)
+	d.stats.shift(d.hiddenAt, now)
 }
 
 // Hidden reports whether the page is hidden, as SetHidden last said.

@@ -461,3 +461,40 @@ func TestRecordingReplays(t *testing.T) {
 		t.Errorf("replay: %v; want %d ticks matched", res, d.Stats().Ticks)
 	}
 }
+
+// dtGame records the DT of every VariableUpdate.
+type dtGame struct{ dts []time.Duration }
+
+func (g *dtGame) Update(*gameloop.Update) error { return nil }
+func (g *dtGame) VariableUpdate(v *gameloop.VariableUpdate) error {
+	g.dts = append(g.dts, v.DT)
+	return nil
+}
+
+// A frame that comes after the page was hidden (a browser may draw one more) does not make the
+// time since the last frame negative once the page is shown: the time away left out is only the
+// part of it after that frame.
+func TestFrameWhileHidden(t *testing.T) {
+	d := newDriver(t, gameloop.Config{TickRate: 60})
+	g := &dtGame{}
+	ms := time.Millisecond
+	for _, step := range []struct {
+		at     time.Duration
+		hidden int // 1 hide, 2 show, 0 a frame
+	}{{0, 0}, {5 * ms, 1}, {16 * ms, 0}, {1000 * ms, 2}, {1005 * ms, 0}, {1021 * ms, 0}} {
+		switch step.hidden {
+		case 1:
+			d.SetHidden(step.at, true)
+		case 2:
+			d.SetHidden(step.at, false)
+		default:
+			if err := d.Frame(g, step.at, 800, 600); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	want := []time.Duration{0, 16 * ms, 5 * ms, 16 * ms}
+	if fmt.Sprint(g.dts) != fmt.Sprint(want) {
+		t.Errorf("frame DTs %v, want %v: the time away, from 16 ms to 1000 ms, left out", g.dts, want)
+	}
+}

@@ -86,11 +86,11 @@ func (s *statsState) pass(now time.Duration) {
 	}
 }
 
-// shift moves the rate window by away, the time the page was hidden, so that the rates leave
-// it out.
-func (s *statsState) shift(away time.Duration) {
+// shift leaves the time away, from hiddenAt to shownAt, out of the window the rates are
+// measured over: the part of it after the window's start.
+func (s *statsState) shift(hiddenAt, shownAt time.Duration) {
 	s.mu.Lock()
-	s.winStart += away
+	s.winStart += max(shownAt-max(s.winStart, hiddenAt), 0)
 	s.mu.Unlock()
 }
 
