@@ -98,7 +98,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	// realMain; -h prints the flags.
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&o.listen, "listen", "", "wait for the other player on this UDP `address` (host:port, or :port); you play the left paddle")
-	fs.StringVar(&o.connect, "connect", "", "join the player listening at this UDP `address`; you play the right paddle")
+	fs.StringVar(&o.connect, "connect", "", "join the player listening at this UDP `address` (:port for this machine); you play the right paddle")
 	fs.IntVar(&o.delay, "delay", defaultDelay, "input delay in ticks: your input counts this many ticks after you give it (0 to 30)")
 	fs.IntVar(&o.window, "window", defaultWindow, "prediction window in ticks: how far the game may run ahead of the other player's input (1 to 60; 0 for lockstep)")
 	fs.Uint64Var(&o.seed, "seed", 1, "the game's seed; both players must give the same")

@@ -376,3 +376,33 @@ func TestListenerIgnoresStrayPackets(t *testing.T) {
 		t.Fatalf("tick %s: checksum %s at the listener, %s at the other peer", ticks, sums[a.name], sums[b.name])
 	}
 }
+
+// -connect :PORT joins the player listening on this machine, as net.Dial reads the address.
+func TestConnectWithoutHost(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plays a game of 2 seconds")
+	}
+	t.Parallel()
+	const ticks = "120"
+	within := 2 * time.Minute
+	a := start(t, "duel -listen", bins.duel, "-listen", "127.0.0.1:0", "-headless", "-ticks", ticks, "-bot", "1")
+	addr := a.waitFor(waitingRE, true, within)
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := start(t, "duel -connect", bins.duel, "-connect", ":"+port, "-headless", "-ticks", ticks, "-bot", "2")
+	sums := map[string]string{}
+	for _, p := range []*process{a, b} {
+		code := p.wait(within)
+		out, errOut := p.output()
+		m := checksumRE.FindStringSubmatch(out)
+		if code != 0 || m == nil || m[1] != ticks {
+			t.Fatalf("%s: exit status %d, want 0 and tick %s's checksum:\nstdout: %s\nstderr: %s", p.name, code, ticks, out, errOut)
+		}
+		sums[p.name] = m[2]
+	}
+	if sums[a.name] != sums[b.name] {
+		t.Fatalf("tick %s: checksum %s at the listener, %s at the other peer", ticks, sums[a.name], sums[b.name])
+	}
+}

@@ -121,6 +121,11 @@ func openConn(opts options) (net.PacketConn, net.Addr, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("-connect: %w", err)
 	}
+	if peer.IP == nil || peer.IP.IsUnspecified() {
+		// ":7000" means this machine, as it does to net.Dial; the session needs the address
+		// the replies come from.
+		peer.IP = net.IPv4(127, 0, 0, 1)
+	}
 	// The same family as the peer's, so that its replies come from the address it was sent to
 	// as the session compares it (not an IPv4 address mapped into IPv6).
 	network, wildcard := "udp4", "0.0.0.0:0"
