@@ -39,7 +39,7 @@ func TestPoolPassAllocs(t *testing.T) {
 		if ok, _ := m.runPass(c.Now()); !ok {
 			t.Fatal("the match ended")
 		}
-		c.requeue(ran)
+		requeue(c, ran)
 	}); n > 0 {
 		t.Errorf("a pass allocated %v times", n)
 	}

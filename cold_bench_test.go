@@ -116,7 +116,7 @@ func BenchmarkPoolBurstCold(b *testing.B) {
 		m.StartAt(c.Now() - period)
 	}
 	evict := make([]byte, 64<<20)
-	c.splitOff = 1 << 30 // the waiter alone
+	runnerOf(c).splitOff = 1 << 30 // the waiter alone
 	b.ResetTimer()
 	for done := 0; done < b.N; done += n {
 		b.StopTimer()
@@ -128,11 +128,11 @@ func BenchmarkPoolBurstCold(b *testing.B) {
 			runtime.Gosched()
 		}
 		for _, e := range batch {
-			e.match.sched.realBase -= period // the next tick is owed now
+			matchOf(e).sched.realBase -= period // the next tick is owed now
 		}
 		evictCaches(evict)
 		b.StartTimer()
-		runDue(c, batch)
+		runnerOf(c).runDue(batch)
 	}
 	b.StopTimer()
 	for deadline := time.Now().Add(10 * time.Second); ; runtime.Gosched() {

@@ -203,3 +203,184 @@ func (q *deadlineQueue) removeFunc(drop func(*waitEntry) bool, dst []*waitEntry)
 	q.n, q.holes = kept, 0
 	return q.heap.removeFunc(drop, dst)
 }
+
+// deadlineHeap is a 4-ary min-heap of entries by deadline (the part of a deadlineQueue out of
+// order): half as deep as a binary one. The deadlines are kept in the array itself, beside the
+// entries, and the entries do not know whether or where they are in it: a sift, or taking out
+// what is due, moves slots without following a pointer, which with thousands of matches would
+// miss the cache at every step.
+// Taking out an entry that is not due (a wait ended early, a match stopped or paused) searches
+// the array for it: that is rare.
+//
+// The array begins with heapPad unused slots, so that the four children of a slot, 64 bytes,
+// lie in one cache line where the array is aligned to 64 bytes: otherwise every group of
+// children straddles two lines, and a sift through a heap out of the cache misses twice per
+// level. Go's allocator aligns arrays over 32 KB (heaps of over 2,000 entries) to a page;
+// smaller arrays of pointers begin 8 bytes into their slot, after a header, but they also fit
+// in the processor's cache. Indexes below are into
+// the array: the root is at heapPad, the children of p at 4p-8 to 4p-5, and the parent of c at
+// c/4+2.
+type deadlineHeap struct {
+	s []heapSlot
+	// searched counts the slots remove has looked at, for tests: the cost that ending many
+	// entries one by one would pay.
+	searched int
+}
+
+type heapSlot struct {
+	deadline time.Duration
+	entry    *waitEntry
+}
+
+// heapArity is the number of children of a slot of the heap.
+const heapArity = 4
+
+// heapPad is the number of unused slots before the root.
+const heapPad = heapArity - 1
+
+func heapChild(p int) int  { return heapArity*p - heapPad*heapPad + 1 }
+func heapParent(c int) int { return (c-1-heapPad)/heapArity + heapPad }
+
+// len returns the number of entries in the heap.
+func (h *deadlineHeap) len() int { return max(len(h.s)-heapPad, 0) }
+
+func (h *deadlineHeap) push(e *waitEntry) {
+	if len(h.s) < heapPad {
+		h.s = append(h.s[:0], make([]heapSlot, heapPad)...)
+	}
+	h.s = append(h.s, heapSlot{e.deadline, e})
+	h.up(len(h.s) - 1)
+}
+
+// remove takes e out of the heap; it reports false if e was not in it.
+func (h *deadlineHeap) remove(e *waitEntry) bool {
+	for p := heapPad; p < len(h.s); p++ {
+		h.searched++
+		if h.s[p].entry == e {
+			h.removeAt(p)
+			return true
+		}
+	}
+	return false
+}
+
+func (h *deadlineHeap) removeAt(p int) {
+	last := len(h.s) - 1
+	if p != last {
+		h.swap(p, last)
+	}
+	h.s[last] = heapSlot{}
+	h.s = h.s[:last]
+	if p != last {
+		h.down(p)
+		h.up(p)
+	}
+}
+
+// popDue appends to batch, and takes out of the heap, every entry due at now, the earliest
+// first. When many are due (matches on one grid), taking them out one by one costs a sift each:
+// past a number, it takes the rest in one pass over the array and rebuilds the heap, which
+// costs about one look at each slot.
+func (h *deadlineHeap) popDue(now time.Duration, batch []*waitEntry) []*waitEntry {
+	bulk := max(64, h.len()/16)
+	for n := 0; h.len() > 0 && h.s[heapPad].deadline <= now; n++ {
+		if n == bulk {
+			return h.takeDue(now, batch)
+		}
+		batch = append(batch, h.s[heapPad].entry)
+		h.removeAt(heapPad)
+	}
+	return batch
+}
+
+// takeDue appends to batch every entry due at now, in the order of the array, and rebuilds the
+// heap from the others.
+func (h *deadlineHeap) takeDue(now time.Duration, batch []*waitEntry) []*waitEntry {
+	kept := h.s[:heapPad]
+	for _, slot := range h.s[heapPad:] {
+		if slot.deadline <= now {
+			batch = append(batch, slot.entry)
+		} else {
+			kept = append(kept, slot)
+		}
+	}
+	clear(h.s[len(kept):])
+	h.s = kept
+	if last := len(kept) - 1; last > heapPad {
+		for p := heapParent(last); p >= heapPad; p-- {
+			h.down(p)
+		}
+	}
+	return batch
+}
+
+// removeFunc takes out of the heap every entry for which drop reports true, appends them to
+// dst, and rebuilds the heap from the others.
+func (h *deadlineHeap) removeFunc(drop func(*waitEntry) bool, dst []*waitEntry) []*waitEntry {
+	if h.len() == 0 {
+		return dst
+	}
+	kept := h.s[:heapPad]
+	for _, slot := range h.s[heapPad:] {
+		if drop(slot.entry) {
+			dst = append(dst, slot.entry)
+		} else {
+			kept = append(kept, slot)
+		}
+	}
+	clear(h.s[len(kept):])
+	h.s = kept
+	if last := len(kept) - 1; last > heapPad {
+		for p := heapParent(last); p >= heapPad; p-- {
+			h.down(p)
+		}
+	}
+	return dst
+}
+
+// latestUpTo returns the latest deadline at most limit in the subtree at p, or best if none is
+// later. A subtree whose root is past limit holds nothing at most limit, so the walk visits
+// only the entries it gathers (and their children): no more than the wake-up will fire.
+func (h *deadlineHeap) latestUpTo(p int, limit, best time.Duration) time.Duration {
+	if p >= len(h.s) || h.s[p].deadline > limit {
+		return best
+	}
+	best = max(best, h.s[p].deadline)
+	for c := heapChild(p); c < heapChild(p)+heapArity; c++ {
+		best = h.latestUpTo(c, limit, best)
+	}
+	return best
+}
+
+func (h *deadlineHeap) swap(i, j int) {
+	h.s[i], h.s[j] = h.s[j], h.s[i]
+}
+
+func (h *deadlineHeap) up(p int) {
+	for p > heapPad {
+		parent := heapParent(p)
+		if h.s[parent].deadline <= h.s[p].deadline {
+			return
+		}
+		h.swap(p, parent)
+		p = parent
+	}
+}
+
+func (h *deadlineHeap) down(p int) {
+	n := len(h.s)
+	for {
+		least := p
+		first := heapChild(p)
+		for c := first; c < first+heapArity && c < n; c++ {
+			if h.s[c].deadline < h.s[least].deadline {
+				least = c
+			}
+		}
+		if least == p {
+			return
+		}
+		h.swap(p, least)
+		p = least
+	}
+}

@@ -130,6 +130,7 @@ type PoolOptions struct {
 // same one. Make one with NewPool: the zero Pool is not usable.
 type Pool struct {
 	clock    *SharedClock
+	runner   *poolRunner // the clock's, which runs the matches of all its pools
 	slowPass time.Duration
 	nworkers int
 
@@ -159,6 +160,12 @@ type Pool struct {
 	armWord atomic.Uint32 // armWaiting until the waiter hands the burst's tail over
 }
 
+// ErrCloseFromCallback is what Pool.Close and SharedClock.Close return when called from a
+// callback of one of the pool's (or clock's) matches: they wait for the goroutine that runs it,
+// and so would wait forever. They close nothing then. End the match with ErrStop, or close
+// from another goroutine (go pool.Close()).
+var ErrCloseFromCallback = errors.New("gameloop: Close called from a match's callback, which runs on a goroutine that Close waits for")
+
 // NewPool returns a pool of matches on clock, and starts its workers. A nil opts means the
 // defaults. Close it, or the clock, to end its matches and stop its workers. A nil clock, or a
 // negative Workers or SlowPass, is a programming error: NewPool panics.
@@ -186,10 +193,11 @@ func NewPool(clock *SharedClock, opts *PoolOptions) *Pool {
 		matches: map[*Match]struct{}{}, workerIDs: map[uint64]struct{}{}}
 	p.work.L = &p.mu
 	clock.mu.Lock()
+	p.runner = runnerLocked(clock)
 	if clock.closed {
 		p.closed = true
 	} else {
-		clock.pools[p] = struct{}{}
+		p.runner.pools[p] = struct{}{}
 	}
 	clock.mu.Unlock()
 	if !p.closed {
@@ -237,7 +245,7 @@ func (p *Pool) NewMatch(ctx context.Context, g Game, cfg Config) (*Match, error)
 	if in, ok := g.(InputHandler); ok {
 		m.input = in.Input
 	}
-	m.entry = waitEntry{match: m}
+	m.entry = waitEntry{owner: unsafe.Pointer(m)}
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
@@ -457,7 +465,7 @@ func (p *Pool) runTaken(es []*waitEntry, chunk []*Match) []*Match {
 		prefetchLines(unsafe.Pointer(e), 2)
 	}
 	for _, e := range es {
-		switch m := e.match; {
+		switch m := matchOf(e); {
 		case m == nil:
 			e.wakeGoroutine()
 			p.tailWoke.Store(true)
@@ -487,7 +495,7 @@ func (p *Pool) runChunk(ms []*Match) {
 		}
 		// A callback ended the goroutine with runtime.Goexit: its match has ended; the rest go
 		// back to the queue, and those that ran to the clock's.
-		c.requeue(ran)
+		requeue(c, ran)
 		p.requeueRest(ms[next:])
 	}()
 	for i, m := range ms {
@@ -512,7 +520,7 @@ func (p *Pool) runChunk(ms []*Match) {
 		}
 	}
 	next = -1
-	c.requeue(ran)
+	requeue(c, ran)
 }
 
 // requeueRest gives the workers matches taken to run and not run, after a callback ended the
@@ -578,8 +586,143 @@ func (q *matchQueue) pop() *Match {
 	return m
 }
 
+// poolRunner runs the matches of a clock's pools on its waiter: it is the clock's dueRunner,
+// made by the clock's first pool, and serves all of them.
+type poolRunner struct {
+	c *SharedClock
+
+	// Guarded by the clock's mu.
+	pools map[*Pool]struct{}
+	// kicks are the matches kicked (a control change, an end) while they waited in the queue
+	// or ran, for the waiter to take out of the queue and run at once (see takeLocked).
+	kicks []*Match
+
+	// The waiter's alone.
+	ran []*Match // the matches the waiter ran at the last wake-up, reused
+	// perMatch is about what running a match costs the waiter (see runDue).
+	perMatch time.Duration
+	// splitOff is how many more long bursts the waiter runs without sharing them with the
+	// workers from their start, as the workers took no good part in the last (see runDue):
+	// where a thread woken by another waits for the waker's processor to be free (as on the
+	// virtual machine measured in docs/server.md, even with another processor idle) and no
+	// worker can be armed, a worker runs its share of a burst on the waiter's processor, after
+	// the waiter, and handing it over costs wake-ups and switches for nothing.
+	splitOff int
+	// splitMisses counts the long bursts in a row that sharing did not pay for.
+	splitMisses int
+
+	// burstPool is the pool of the last burst long enough to share from its start: the waiter
+	// arms one of its workers before the next isolated deadline (see beforeBurst).
+	burstPool atomic.Pointer[Pool]
+}
+
+// runnerLocked returns the clock's runner, which it makes if the clock has none; the clock's
+// mu is held.
+func runnerLocked(c *SharedClock) *poolRunner {
+	return c.setRunnerLocked(func() dueRunner {
+		return &poolRunner{c: c, pools: map[*Pool]struct{}{}}
+	}).(*poolRunner)
+}
+
+// matchOf returns the match whose entry e is, or nil for a goroutine's wait.
+func matchOf(e *waitEntry) *Match { return (*Match)(e.owner) }
+
+// burstLead is armLead where the last long burst was shared with a pool's workers from its
+// start and sharing paid: the waiter then wakes that long before the next isolated deadline to
+// arm a worker for it (beforeBurst). It is 0 otherwise.
+func (r *poolRunner) burstLead() time.Duration {
+	if r.burstPool.Load() != nil && r.splitOff == 0 {
+		return armLead
+	}
+	return 0
+}
+
+// beforeBurst arms a worker of the pool of the last long burst (see Pool.armWorker), and
+// forgets that pool where none can be armed.
+func (r *poolRunner) beforeBurst() {
+	if p := r.burstPool.Load(); p != nil && !p.armWorker() {
+		r.burstPool.CompareAndSwap(p, nil)
+	}
+}
+
+// runsCallbacks reports whether id is the goroutine of a worker of one of the clock's pools.
+func (r *poolRunner) runsCallbacks(id uint64) bool {
+	for _, p := range r.poolList() {
+		if p.isWorker(id) {
+			return true
+		}
+	}
+	return false
+}
+
+// close closes every pool of the clock, once the clock is closed.
+func (r *poolRunner) close() {
+	for _, p := range r.poolList() {
+		p.Close()
+	}
+}
+
+// poolList returns the clock's pools.
+func (r *poolRunner) poolList() []*Pool {
+	r.c.mu.Lock()
+	defer r.c.mu.Unlock()
+	pools := make([]*Pool, 0, len(r.pools))
+	for p := range r.pools {
+		pools = append(pools, p)
+	}
+	return pools
+}
+
+// kickBulk is how many kicked matches make the waiter take them out of the queue in one pass
+// over it rather than one by one (as it also does where the heap holds many): taking out one
+// searches the queue (its heap, or the run's entries with the same deadline), so that ending
+// thousands of matches at once (a context they share, cancelled) would cost a search each.
+const kickBulk = 16
+
+// takeLocked appends to batch the kicked matches waiting in the queue, taken out of it, and
+// those that had nothing due (parked); one that is running, or taken out by the waiter already,
+// runs again once its pass is over (kicked). The clock's mu is held.
+func (r *poolRunner) takeLocked(batch []*waitEntry) []*waitEntry {
+	c := r.c
+	if len(r.kicks) == 0 {
+		return batch
+	}
+	// One by one, a search each: where they are few, and the heap, which a search looks
+	// through, is small beside the whole queue, which one pass looks through.
+	if len(r.kicks) <= kickBulk && len(r.kicks)*c.queue.heap.len() <= 2*c.queue.len() {
+		for _, m := range r.kicks {
+			if c.queue.remove(&m.entry) {
+				m.kickQueued = false
+				batch = append(batch, &m.entry)
+			}
+		}
+	} else {
+		from := len(batch)
+		batch = c.queue.removeFunc(func(e *waitEntry) bool { return matchOf(e) != nil && matchOf(e).kickQueued }, batch)
+		for _, e := range batch[from:] {
+			matchOf(e).kickQueued = false
+		}
+	}
+	for _, m := range r.kicks {
+		if !m.kickQueued {
+			continue // taken out above
+		}
+		m.kickQueued = false
+		switch m.state {
+		case matchWaiting: // running, or in this batch already
+			m.kicked = true
+		case matchParked:
+			m.state = matchWaiting
+			batch = append(batch, &m.entry)
+		}
+	}
+	clear(r.kicks)
+	r.kicks = r.kicks[:0]
+	return batch
+}
+
 // runDue runs the due matches of a wake-up, on the waiter's goroutine, and wakes the goroutines
-// of the other entries (WaitUntil, Loops) as it comes to them. Slow matches go to the
+// of the other entries (WaitUntil, Loops) as it comes to them (see dueRunner). Slow matches go to the
 // workers at once. The waiter runs the others itself; if that takes longer than shareAfter, it
 // hands what is left to the workers as the pool's tail and goes on taking from it with them. A
 // burst it expects to take longer than splitAbove (all matches on one grid), it splits at once:
@@ -587,18 +730,18 @@ func (q *matchQueue) pop() *Match {
 // a worker armed for the burst ahead of it (see Pool.armWorker) is woken directly. If the
 // workers took less than a quarter of the tail, splitMisses times in a row with a worker armed
 // for it (or where none can be), the waiter runs the next splitRetry long bursts alone (see
-// SharedClock.splitOff).
+// poolRunner.splitOff).
 //
 // The waiter does not yield its processor to the workers it wakes. Where a thread woken by
 // another (a futex wake-up) waits for the waker's processor even while another is idle, as on
 // the virtual machine measured in docs/server.md, a worker woken through the Go scheduler as a
 // burst begins runs only once the waiter stops; yielding to it made the waiter wait in turn,
 // and the worker run nearly all of the burst alone, later than the waiter would have.
-func runDue(c *SharedClock, batch []*waitEntry) {
+func (r *poolRunner) runDue(batch []*waitEntry) (woke bool) {
+	c := r.c
 	start := c.Now()
 	now := start
-	ran := c.ran[:0]
-	c.wokeGoroutines = false
+	ran := r.ran[:0]
 	inline := batch
 	var handed *Pool // the pool given the rest of the batch
 	split := 0       // how many entries were handed over at the start
@@ -611,20 +754,19 @@ func runDue(c *SharedClock, batch []*waitEntry) {
 			// ended): what it had not run goes back, and the next waiter takes a batch of its
 			// own, as the workers may still be taking this one's tail.
 			if next >= 0 {
-				c.requeue(ran)
+				requeue(c, ran)
 				c.putBack(inline[next:])
 			}
-			c.batch = nil
 		}
 		clear(ran)
-		c.ran = ran[:0]
+		r.ran = ran[:0]
 	}()
-	if first := firstMatch(batch); first != nil && time.Duration(len(batch))*c.perMatch > splitAbove {
+	if first := firstMatch(batch); first != nil && time.Duration(len(batch))*r.perMatch > splitAbove {
 		if first.pool.canArm() {
-			c.burstPool.Store(first.pool) // arm one of its workers before the next (see sleep)
+			r.burstPool.Store(first.pool) // arm one of its workers before the next (see sleep)
 		}
-		if c.splitOff > 0 {
-			c.splitOff--
+		if r.splitOff > 0 {
+			r.splitOff--
 		} else {
 			// An equal share each: the waiter takes from the tail too once it has run its
 			// own, so that it runs more if the workers come late.
@@ -636,7 +778,7 @@ func runDue(c *SharedClock, batch []*waitEntry) {
 	}
 	for i, e := range inline {
 		next = i + 1
-		m := e.match
+		m := matchOf(e)
 		if i+prefetch < len(inline) {
 			// Fetch a match a few ahead, so that its cache lines arrive while this one runs:
 			// with thousands of matches every one is out of the cache. (A match's entry is at
@@ -645,7 +787,7 @@ func runDue(c *SharedClock, batch []*waitEntry) {
 		}
 		if m == nil {
 			e.wakeGoroutine()
-			c.wokeGoroutines = true
+			woke = true
 			continue
 		}
 		if m.slow.left > 0 {
@@ -664,54 +806,39 @@ func runDue(c *SharedClock, batch []*waitEntry) {
 		}
 	}
 	next = -1
-	c.requeue(ran)
+	requeue(c, ran)
 	if handed != nil {
 		handed.drain()
 		if handed.tailWoke.Swap(false) {
-			c.wokeGoroutines = true
+			woke = true
 		}
 	}
 	switch {
 	case split > 0:
 		// Sharing paid if the workers ran a good part of what was handed to them. If they
 		// did not, and no worker was armed for the burst though one could have been, the
-		// next is tried with one armed (see sleep).
+		// next is tried with one armed (see beforeBurst).
 		switch {
 		case handed.tookFromTail() >= split/4:
-			c.splitMisses = 0
+			r.splitMisses = 0
 		case armed || !handed.canArm():
-			if c.splitMisses++; c.splitMisses == splitMisses {
-				c.splitOff, c.splitMisses = splitRetry, 0
+			if r.splitMisses++; r.splitMisses == splitMisses {
+				r.splitOff, r.splitMisses = splitRetry, 0
 			}
 		}
 	case len(ran) >= 8:
 		// What a match costs the waiter alone, to foresee how long the next burst will take.
-		c.perMatch = (3*c.perMatch + (now-start)/time.Duration(len(ran))) / 4
+		r.perMatch = (3*r.perMatch + (now-start)/time.Duration(len(ran))) / 4
 	}
 	returned = true
-}
-
-// putBack puts entries taken out of the queue as due, and not fired, back in it, after a
-// callback ended the waiter's goroutine with runtime.Goexit: the next waiter fires them at
-// once. Once the clock is closed, the goroutines' waits are woken and the matches are left in
-// the queue for Pool.Close to end, as releaseLocked does.
-func (c *SharedClock) putBack(es []*waitEntry) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, e := range es {
-		if e.match == nil && c.closed {
-			e.wakeGoroutine()
-			continue
-		}
-		c.queue.push(e)
-	}
+	return woke
 }
 
 // firstMatch returns the first match of the entries, or nil if none is a match's.
 func firstMatch(entries []*waitEntry) *Match {
 	for _, e := range entries {
-		if e.match != nil {
-			return e.match
+		if matchOf(e) != nil {
+			return matchOf(e)
 		}
 	}
 	return nil
@@ -773,7 +900,7 @@ func (p *Pool) drain() {
 // those workers or the clock's waiter: there it returns ErrCloseFromCallback and closes
 // nothing (end a match from inside with ErrStop). Closing twice does nothing.
 func (p *Pool) Close() error {
-	if id := goid(); id != 0 && (id == p.clock.waiterID.Load() || p.isWorker(id)) {
+	if id := goid(); id != 0 && (p.clock.onWaiter(id) || p.isWorker(id)) {
 		return ErrCloseFromCallback
 	}
 	p.mu.Lock()
@@ -794,13 +921,13 @@ func (p *Pool) Close() error {
 	// pass over the queue, where ending each by itself (end) would search the queue for it.
 	c := p.clock
 	c.mu.Lock()
-	waiting := c.queue.removeFunc(func(e *waitEntry) bool { return e.match != nil && e.match.pool == p }, nil)
+	waiting := c.queue.removeFunc(func(e *waitEntry) bool { return matchOf(e) != nil && matchOf(e).pool == p }, nil)
 	for _, e := range waiting {
-		e.match.state = matchEnded
+		matchOf(e).state = matchEnded
 	}
 	c.mu.Unlock()
 	for _, e := range waiting {
-		m := e.match
+		m := matchOf(e)
 		m.markEnding(ErrClosed)
 		m.err = m.endReason()
 		m.finish()
@@ -813,9 +940,9 @@ func (p *Pool) Close() error {
 		<-m.done
 	}
 	c.mu.Lock()
-	delete(c.pools, p)
+	delete(p.runner.pools, p)
 	c.mu.Unlock()
-	c.burstPool.CompareAndSwap(p, nil)
+	p.runner.burstPool.CompareAndSwap(p, nil)
 	return nil
 }
 
@@ -837,7 +964,7 @@ type Match struct {
 	entry  waitEntry
 	state  matchState
 	kicked bool // a control change came while the match ran: run it again at once
-	// kickQueued: the match is in the clock's kicks (see takeKickedLocked).
+	// kickQueued: the match is in its runner's kicks (see poolRunner.takeLocked).
 	kickQueued bool
 
 	stopping   atomic.Bool
@@ -1016,10 +1143,10 @@ func (m *Match) kick() {
 	case matchWaiting:
 		if !c.closed {
 			// The waiter takes it out of the queue and runs it, with the others kicked since
-			// its last look (see takeKickedLocked).
+			// its last look (see poolRunner.takeLocked).
 			if !m.kickQueued {
 				m.kickQueued = true
-				c.kicks = append(c.kicks, m)
+				m.pool.runner.kicks = append(m.pool.runner.kicks, m)
 			}
 			c.mu.Unlock()
 			c.wakeWaiter()
@@ -1137,7 +1264,7 @@ func (m *Match) requeueLocked() (earlier, closed bool) {
 }
 
 // requeue puts back in the clock's queue the matches the waiter ran, under one lock.
-func (c *SharedClock) requeue(ran []*Match) {
+func requeue(c *SharedClock, ran []*Match) {
 	if len(ran) == 0 {
 		return
 	}

@@ -129,7 +129,7 @@ func TestMassStopTakesMatchesOutAtOnce(t *testing.T) {
 			ms[i*7919%n].Stop() // in no order, as the goroutines of a cancelled context come
 		}
 		c.mu.Lock()
-		batch := c.takeKickedLocked(nil)
+		batch := runnerOf(c).takeLocked(nil)
 		searched := c.queue.heap.searched + c.queue.searched
 		left := c.queue.len()
 		c.mu.Unlock()
@@ -139,7 +139,7 @@ func TestMassStopTakesMatchesOutAtOnce(t *testing.T) {
 		if len(batch) != n || left != 0 {
 			t.Fatalf("grid %v: the waiter took %d stopped matches out of the queue, and left %d", grid, len(batch), left)
 		}
-		runDue(c, batch)
+		runnerOf(c).runDue(batch)
 		for _, m := range ms {
 			if err := m.Wait(); !errors.Is(err, ErrStopped) {
 				t.Fatalf("grid %v: a stopped match: Err = %v", grid, err)

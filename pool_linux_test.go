@@ -162,7 +162,7 @@ func TestArmedWorkerSharesBurst(t *testing.T) {
 		}
 		m.StartAt(at - burstStep)
 	}
-	c.perMatch = splitAbove // long enough to share from its start
+	runnerOf(c).perMatch = splitAbove // long enough to share from its start
 	if !p.armWorker() {
 		t.Fatal("armWorker: false, where canArm reported true")
 	}
@@ -170,7 +170,7 @@ func TestArmedWorkerSharesBurst(t *testing.T) {
 	if len(batch) != len(gs) {
 		t.Fatalf("%d entries due, want %d", len(batch), len(gs))
 	}
-	runDue(c, batch)
+	runnerOf(c).runDue(batch)
 	// A worker may still be running the last chunk it took.
 	deadline := time.Now().Add(10 * time.Second)
 	for _, g := range gs {
@@ -187,8 +187,8 @@ func TestArmedWorkerSharesBurst(t *testing.T) {
 	if n := onWorker.Load(); n < onWorkerWanted {
 		t.Errorf("the worker ran %d updates, want at least %d", n, onWorkerWanted)
 	}
-	if c.splitMisses != 0 || c.splitOff != 0 {
-		t.Errorf("after a burst the worker shared: splitMisses %d, splitOff %d, want 0, 0", c.splitMisses, c.splitOff)
+	if runnerOf(c).splitMisses != 0 || runnerOf(c).splitOff != 0 {
+		t.Errorf("after a burst the worker shared: splitMisses %d, splitOff %d, want 0, 0", runnerOf(c).splitMisses, runnerOf(c).splitOff)
 	}
 	if p.armWord.Load() != armIdle {
 		t.Error("the worker is still armed after the burst")

@@ -544,8 +544,8 @@ func TestRunDueSharesBurst(t *testing.T) {
 	if len(batch) != 326 {
 		t.Fatalf("%d entries due, want 326", len(batch))
 	}
-	c.perMatch = splitAbove // long enough to share from its start
-	runDue(c, batch)
+	runnerOf(c).perMatch = splitAbove // long enough to share from its start
+	runnerOf(c).runDue(batch)
 	if p.tail != nil {
 		t.Errorf("after the burst: %d entries left in the tail", len(p.tail))
 	}
@@ -589,7 +589,7 @@ func TestRunDueStopsSharing(t *testing.T) {
 		go c.wait()
 		c.Close()
 	})
-	runDue(c, popBurst(c, at)) // the worker takes it, and waits in its update
+	runnerOf(c).runDue(popBurst(c, at)) // the worker takes it, and waits in its update
 	for busy[0].ticks.Load() == 0 {
 		time.Sleep(time.Millisecond)
 	}
@@ -600,18 +600,18 @@ func TestRunDueStopsSharing(t *testing.T) {
 		g.busy = 20 * time.Microsecond // the burst takes at least 4 ms
 	}
 	// Foreseen alone: 2 ms, long enough to share.
-	c.perMatch = 10 * time.Microsecond
+	runnerOf(c).perMatch = 10 * time.Microsecond
 	bursts := int32(0)
 	burst := func() {
-		runDue(c, popBurst(c, at+time.Duration(bursts)*burstStep))
+		runnerOf(c).runDue(popBurst(c, at+time.Duration(bursts)*burstStep))
 		bursts++
 		waitTicks(t, "match", gs, bursts) // all run by the waiter
 	}
 	if p.canArm() {
 		burst()
-		if c.splitMisses != 0 || c.splitOff != 0 {
+		if runnerOf(c).splitMisses != 0 || runnerOf(c).splitOff != 0 {
 			t.Errorf("after a burst with no worker armed: splitMisses %d, splitOff %d, want 0, 0",
-				c.splitMisses, c.splitOff)
+				runnerOf(c).splitMisses, runnerOf(c).splitOff)
 		}
 	}
 	for i := range splitMisses {
@@ -621,13 +621,17 @@ func TestRunDueStopsSharing(t *testing.T) {
 		if i == splitMisses-1 {
 			wantMisses, wantOff = 0, splitRetry
 		}
-		if c.splitMisses != wantMisses || c.splitOff != wantOff {
+		if runnerOf(c).splitMisses != wantMisses || runnerOf(c).splitOff != wantOff {
 			t.Errorf("after %d bursts that sharing did not pay for: splitMisses %d, splitOff %d, want %d, %d",
-				i+1, c.splitMisses, c.splitOff, wantMisses, wantOff)
+				i+1, runnerOf(c).splitMisses, runnerOf(c).splitOff, wantMisses, wantOff)
 		}
 	}
 	burst()
-	if c.splitOff != splitRetry-1 {
-		t.Errorf("after the next long burst: splitOff = %d, want %d", c.splitOff, splitRetry-1)
+	if runnerOf(c).splitOff != splitRetry-1 {
+		t.Errorf("after the next long burst: splitOff = %d, want %d", runnerOf(c).splitOff, splitRetry-1)
 	}
 }
+
+// runnerOf returns the runner of c's pools: c must have a pool, made by the caller's goroutine
+// (the runner is set once, by the clock's first pool).
+func runnerOf(c *SharedClock) *poolRunner { return c.runner.(*poolRunner) }

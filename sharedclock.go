@@ -1,17 +1,17 @@
 package gameloop
 
 import (
-	"errors"
 	"fmt"
 	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 )
 
 // DefaultResolution is a SharedClock's resolution when SharedClockOptions.Resolution is 0: one
-// millisecond, which is as fine as Go's own timers wake on Linux. At it, many matches waited for
-// on the clock cost about what a goroutine and a time.Ticker per match cost, with the same
+// millisecond, which is as fine as Go's own timers wake on Linux. At it, many deadlines waited
+// for on the clock cost about what a goroutine and a time.Ticker each cost, with the same
 // lateness; a finer resolution buys lateness with CPU (docs/server.md has the figures, and the
 // commands that measure them).
 const DefaultResolution = time.Millisecond
@@ -35,7 +35,8 @@ type SharedClockOptions struct {
 	//
 	// From a millisecond up (Go's timer resolution on Linux), while loops' goroutines wait on
 	// the clock, the waiter sleeps on a Go timer, so that they can run on its processor. Below
-	// a millisecond, and whenever only pools' matches wait, it sleeps on Linux with an absolute
+	// a millisecond, and whenever only deadlines that the waiter runs itself wait (those of a
+	// client of the clock that runs on the waiter), it sleeps on Linux with an absolute
 	// clock_nanosleep for the last stretch, which is precise to tens of µs but cannot be
 	// interrupted: a new deadline earlier than the one being slept for can then be served up
 	// to about 2 ms late. Elsewhere a resolution under a millisecond acts as one millisecond,
@@ -43,11 +44,11 @@ type SharedClockOptions struct {
 	Resolution time.Duration
 
 	// Spin makes the waiter spin through the last 2 ms before each wake-up rather than sleep;
-	// once it has woken goroutines (loops, a pool's workers), it yields its processor to them
+	// once it has woken goroutines (loops, a client's workers), it yields its processor to them
 	// at every turn of the spin. A sleeping thread on a virtual machine now and then wakes a
 	// millisecond or more late, and every deadline gathered by that wake-up is as late; a
 	// spinning one does not sleep. The cost is a processor: with deadlines less than 2 ms apart
-	// (many matches spread over the tick) the waiter never sleeps, and holds a core. Choose it
+	// (many games spread over the tick) the waiter never sleeps, and holds a core. Choose it
 	// where a resolution under a millisecond must hold at the p99 on such a machine and a core
 	// can be given to it (docs/server.md measures both). Spinning also works where there is no
 	// precise sleep (outside Linux), at any resolution, except in a browser (js/wasm), where
@@ -55,19 +56,20 @@ type SharedClockOptions struct {
 	Spin bool
 }
 
-// SharedClock is a clock that many loops share, for a server that runs many matches in one
-// process: each match has its own Loop (Config.Clock set to the shared clock), with the whole
+// SharedClock is a clock that many loops share, for a server that runs many games in one
+// process: each game has its own Loop (Config.Clock set to the shared clock), with the whole
 // Loop API, but the loops do not each keep a thread busy pacing their deadlines. They all wait
 // through one timer queue and one waiter goroutine, which sleeps until the earliest deadline
 // (and as far past it as the resolution allows, to gather others), then wakes every loop whose
-// deadline has come. A Pool runs matches on the same waiter without a goroutine each. A
-// server's loop draws nothing: Config.NoFrames spares it the headless frame after every tick.
+// deadline has come. Other clients of the clock run their games on the same waiter without a
+// goroutine each (docs/server.md). A server's loop draws nothing: Config.NoFrames spares it
+// the headless frame after every tick.
 //
 //	clock := gameloop.NewSharedClock(nil)
 //	defer clock.Close()
-//	for each match {
+//	for each game {
 //		loop, err := gameloop.New(gameloop.Config{TickRate: 20, Clock: clock, NoFrames: true})
-//		go loop.Run(ctx, match)
+//		go loop.Run(ctx, game)
 //	}
 //
 // A game client should keep the default clock (a SystemClock), whose Pacer is far more
@@ -86,24 +88,11 @@ type SharedClock struct {
 	queue  deadlineQueue
 	target time.Duration // what the waiter sleeps for now; never while it runs
 	closed bool
-	pools  map[*Pool]struct{}
 	batch  []*waitEntry // the entries due at the last wake-up, reused
-	ran    []*Match     // the matches the waiter ran at the last wake-up, reused
-	// perMatch is about what running a pool's match costs the waiter (see runDue).
-	perMatch time.Duration
-	// splitOff is how many more long bursts the waiter runs without sharing them with the
-	// workers from their start, as the workers took no good part in the last (see runDue):
-	// where a thread woken by another waits for the waker's processor to be free (as on the
-	// virtual machine measured in docs/server.md, even with another processor idle) and no
-	// worker can be armed, a worker runs its share of a burst on the waiter's processor, after the
-	// waiter, and handing it over costs wake-ups and switches for nothing.
-	splitOff int
-	// splitMisses counts the long bursts in a row that sharing did not pay for.
-	splitMisses int
-	// burstPool is the pool of the last burst long enough to share from its start: the waiter
-	// arms one of its workers before the next isolated deadline (see Pool.armWorker).
-	burstPool atomic.Pointer[Pool]
-	entries   sync.Pool // *waitEntry for WaitUntil
+	// runner runs the entries of the clock's clients (see dueRunner); nil until one registers
+	// (see setRunnerLocked). Guarded by mu; the waiter reads it once a wake-up.
+	runner  dueRunner
+	entries sync.Pool // *waitEntry for WaitUntil
 
 	kick    chan struct{} // wakes the waiter from its Go timer: a deadline came before its target
 	done    chan struct{} // closed by Close
@@ -117,78 +106,63 @@ type SharedClock struct {
 	// lastFire is when the waiter last found something due.
 	lastFire time.Duration
 	// wokeGoroutines is whether the waiter woke a goroutine's wait (WaitUntil, a Loop) at its
-	// last wake-up, rather than only running pools' matches.
+	// last wake-up, rather than only running its clients' entries.
 	wokeGoroutines bool
 	// waiterID is the id of the waiter's goroutine (see goid), for Close to tell a call from a
-	// match's callback, which would wait for itself.
+	// callback run by the waiter, which would wait for itself.
 	waiterID atomic.Uint64
-	// kicks are the pools' matches kicked (a control change, an end) while they waited in the
-	// queue or ran, for the waiter to take out of the queue and run at once (see
-	// takeKickedLocked).
-	kicks []*Match
 }
 
-// kickBulk is how many kicked matches make the waiter take them out of the queue in one pass
-// over it rather than one by one (as it also does where the heap holds many): taking out one
-// searches the queue (its heap, or the run's entries with the same deadline), so that ending
-// thousands of matches at once (a context they share, cancelled) would cost a search each.
-const kickBulk = 16
-
-// takeKickedLocked appends to batch the kicked matches waiting in the queue, taken out of it, and
-// those that had nothing due (parked); one that is running, or taken out by the waiter already,
-// runs again once its pass is over (kicked).
-func (c *SharedClock) takeKickedLocked(batch []*waitEntry) []*waitEntry {
-	if len(c.kicks) == 0 {
-		return batch
-	}
-	// One by one, a search each: where they are few, and the heap, which a search looks
-	// through, is small beside the whole queue, which one pass looks through.
-	if len(c.kicks) <= kickBulk && len(c.kicks)*c.queue.heap.len() <= 2*c.queue.len() {
-		for _, m := range c.kicks {
-			if c.queue.remove(&m.entry) {
-				m.kickQueued = false
-				batch = append(batch, &m.entry)
-			}
-		}
-	} else {
-		from := len(batch)
-		batch = c.queue.removeFunc(func(e *waitEntry) bool { return e.match != nil && e.match.kickQueued }, batch)
-		for _, e := range batch[from:] {
-			e.match.kickQueued = false
-		}
-	}
-	for _, m := range c.kicks {
-		if !m.kickQueued {
-			continue // taken out above
-		}
-		m.kickQueued = false
-		switch m.state {
-		case matchWaiting: // running, or in this batch already
-			m.kicked = true
-		case matchParked:
-			m.state = matchWaiting
-			batch = append(batch, &m.entry)
-		}
-	}
-	clear(c.kicks)
-	c.kicks = c.kicks[:0]
-	return batch
+// dueRunner is what the clock asks of a client that keeps entries of its own in the clock's
+// queue (their owner set) and runs them on the waiter's goroutine when they are due, rather
+// than have the waiter wake a goroutine for each. The clock keeps the deadlines and wakes up for
+// them; the runner decides what running an entry means. A clock has one runner at most, which
+// serves every such client of the clock.
+type dueRunner interface {
+	// takeLocked appends to batch, and takes out of the queue, the entries the runner wants
+	// run at this wake-up besides those due (a control change, an end); the clock's mu is held.
+	takeLocked(batch []*waitEntry) []*waitEntry
+	// runDue is handed the entries of a wake-up, due or taken by takeLocked, in the queue's
+	// order, on the waiter's goroutine: it runs those with an owner, wakes the goroutines of
+	// the others (wakeGoroutine) as it comes to them, and reports whether it woke any. Once it
+	// returns, the waiter reuses batch. If a callback ends the waiter's goroutine
+	// (runtime.Goexit) in it, the runner puts back what it has not run (putBack), and the
+	// waiter, going on on a new goroutine, drops batch, which the runner may still hold.
+	runDue(batch []*waitEntry) (wokeGoroutines bool)
+	// burstLead is how long before an isolated deadline (one far from the others, which may
+	// have many behind it) the waiter wakes to call beforeBurst; 0 for not at all.
+	burstLead() time.Duration
+	// beforeBurst is called burstLead before an isolated deadline, on the waiter's goroutine.
+	beforeBurst()
+	// runsCallbacks reports whether goroutine id is one of the runner's own (not the waiter),
+	// which run its clients' callbacks; the clock's mu is not held.
+	runsCallbacks(id uint64) bool
+	// close ends the runner's clients, once the clock is closed and its waiter has returned.
+	close()
 }
 
-// ErrCloseFromCallback is what Pool.Close and SharedClock.Close return when called from a
-// callback of one of the pool's (or clock's) matches: they wait for the goroutine that runs it,
-// and so would wait forever. They close nothing then. End the match with ErrStop, or close
-// from another goroutine (go pool.Close()).
-var ErrCloseFromCallback = errors.New("gameloop: Close called from a match's callback, which runs on a goroutine that Close waits for")
+// setRunnerLocked returns the clock's runner, made by newRunner if the clock has none yet;
+// the clock's mu is held.
+func (c *SharedClock) setRunnerLocked(newRunner func() dueRunner) dueRunner {
+	if c.runner == nil {
+		c.runner = newRunner()
+	}
+	return c.runner
+}
+
+// onWaiter reports whether goroutine id (see goid) is the clock's waiter.
+func (c *SharedClock) onWaiter(id uint64) bool { return id != 0 && id == c.waiterID.Load() }
 
 // waitEntry is one deadline in the queue: a goroutine blocked in WaitUntil (ready), a Loop's
-// wait (wake, see waitLoop), or a pool's match (match).
+// wait (wake, see waitLoop), or a client's entry (owner), which the clock's runner runs.
 type waitEntry struct {
 	deadline time.Duration
 	ready    chan struct{}
 	timer    *time.Timer // for waits after Close
-	match    *Match
-	wake     chan struct{} // the Loop's wake channel, for waitLoop
+	// owner is the object of the client whose entry this is, which only the runner looks at;
+	// nil for a goroutine's wait.
+	owner unsafe.Pointer
+	wake  chan struct{} // the Loop's wake channel, for waitLoop
 	// fired is set by the waiter once it has sent on wake for the entry; waitLoop clears it.
 	fired atomic.Bool
 }
@@ -225,7 +199,6 @@ func newSharedClock(o SharedClockOptions) *SharedClock {
 		stopped: make(chan struct{}),
 		timer:   time.NewTimer(time.Hour),
 		ticker:  time.NewTicker(time.Hour),
-		pools:   map[*Pool]struct{}{},
 	}
 	c.timer.Stop()
 	c.ticker.Stop()
@@ -291,7 +264,7 @@ func (c *SharedClock) WaitUntil(deadline time.Duration, wake <-chan struct{}) {
 			c.entries.Put(e)
 		default:
 			// Taken out by the waiter, which has not fired it yet (it may be running a slow
-			// match of a pool first): WaitUntil does not wait for it, and leaves the entry
+			// entry of a client first): WaitUntil does not wait for it, and leaves the entry
 			// to it, whose token fills the entry's channel for nobody.
 		}
 	}
@@ -304,8 +277,8 @@ func (c *SharedClock) WaitUntil(deadline time.Duration, wake <-chan struct{}) {
 // looks at what a wake-up asks for (control changes, cancellation) after every wait.
 //
 // It reports whether the waiter still holds e when it returns: woken early while the waiter
-// had taken e out of the queue to fire it, and had not yet (it may be running a slow match of
-// a pool before it), it returns at once rather than wait for the waiter. The caller must then
+// had taken e out of the queue to fire it, and had not yet (it may be running a client's slow
+// entry before it), it returns at once rather than wait for the waiter. The caller must then
 // wait with another entry: the waiter fires e later, and its value on wake ends a later wait
 // early.
 func (c *SharedClock) waitLoop(e *waitEntry, deadline time.Duration, wake chan struct{}) (held bool) {
@@ -377,10 +350,10 @@ func (c *SharedClock) wakeWaiter() {
 	}
 }
 
-// Close stops the waiter and ends every pool on the clock (see Pool.Close). Loops still waiting
-// on it go on, each on a Go timer of its own. Closing twice does nothing. Called from a
-// callback of a pool's match, which runs on the waiter or a pool's worker, it would wait for
-// itself: it returns ErrCloseFromCallback and closes nothing.
+// Close stops the waiter and ends the games of the clock's other clients (their own Close).
+// Loops still waiting on it go on, each on a Go timer of its own. Closing twice does nothing.
+// Called from a callback that the waiter or a client's worker runs, it would wait for itself:
+// it returns ErrCloseFromCallback and closes nothing.
 func (c *SharedClock) Close() error {
 	if c.calledFromCallback() {
 		return ErrCloseFromCallback
@@ -392,21 +365,18 @@ func (c *SharedClock) Close() error {
 		return nil
 	}
 	c.closed = true
-	pools := make([]*Pool, 0, len(c.pools))
-	for p := range c.pools {
-		pools = append(pools, p)
-	}
+	r := c.runner
 	c.mu.Unlock()
 	close(c.done)
 	<-c.stopped
-	for _, p := range pools {
-		p.Close()
+	if r != nil {
+		r.close()
 	}
 	return nil
 }
 
-// calledFromCallback reports whether the caller is the clock's waiter or a worker of one of its
-// pools: the goroutines that run matches' callbacks.
+// calledFromCallback reports whether the caller is the clock's waiter or one of its runner's
+// goroutines: those that run its clients' callbacks.
 func (c *SharedClock) calledFromCallback() bool {
 	id := goid()
 	if id == 0 {
@@ -416,27 +386,21 @@ func (c *SharedClock) calledFromCallback() bool {
 		return true
 	}
 	c.mu.Lock()
-	pools := make([]*Pool, 0, len(c.pools))
-	for p := range c.pools {
-		pools = append(pools, p)
-	}
+	r := c.runner
 	c.mu.Unlock()
-	for _, p := range pools {
-		if p.isWorker(id) {
-			return true
-		}
-	}
-	return false
+	return r != nil && r.runsCallbacks(id)
 }
 
-// wait is the waiter: it fires what is due, then sleeps until the next target. If a match's
-// callback ends the waiter's goroutine with runtime.Goexit (t.Fatal in a test does), the match
-// ends with ErrGoexit (see Match.runPass), the rest of the wake-up is put back (see runDue),
-// and the waiter goes on, on a goroutine of its own: no other deadline is left without one.
+// wait is the waiter: it fires what is due, then sleeps until the next target. If a callback
+// that the runner runs ends the waiter's goroutine with runtime.Goexit (t.Fatal in a test
+// does), the runner puts back the rest of the wake-up (see dueRunner.runDue), and the waiter
+// goes on, on a goroutine of its own, with a batch of its own: no other deadline is left
+// without one.
 func (c *SharedClock) wait() {
 	returned := false
 	defer func() {
 		if !returned {
+			c.batch = nil
 			go c.wait()
 			return
 		}
@@ -460,14 +424,17 @@ func (c *SharedClock) serve() {
 			return
 		}
 		c.batch = c.queue.popDue(now, c.batch[:0])
-		c.batch = c.takeKickedLocked(c.batch)
+		r := c.runner
+		if r != nil {
+			c.batch = r.takeLocked(c.batch)
+		}
 		// The target stays the one just slept for, now past, while the due entries run: the
 		// deadlines added meanwhile are later and kick nothing, and the waiter sees them when
 		// it chooses its next target.
 		c.mu.Unlock()
 		if len(c.batch) > 0 {
 			c.lastFire = now
-			c.fire(c.batch)
+			c.fire(r, c.batch)
 			clear(c.batch)
 			continue // time has passed: look again before sleeping
 		}
@@ -475,16 +442,16 @@ func (c *SharedClock) serve() {
 		target := c.queue.target(c.res, c.spin || c.precise != nil && (c.res < timerResolution || !c.wokeGoroutines))
 		c.target = target
 		c.mu.Unlock()
-		c.sleep(target)
+		c.sleep(target, r)
 	}
 }
 
 // releaseLocked wakes every goroutine still waiting in the queue, once the clock is closed: each
-// waits for the rest of its deadline on a timer of its own. The pools' matches stay, for
-// Pool.Close to end.
+// waits for the rest of its deadline on a timer of its own. The clients' entries stay, for
+// the runner's close to end.
 func (c *SharedClock) releaseLocked() {
 	for _, e := range c.queue.takeAll(nil) {
-		if e.match != nil {
+		if e.owner != nil {
 			c.queue.push(e)
 		} else {
 			e.wakeGoroutine()
@@ -492,15 +459,38 @@ func (c *SharedClock) releaseLocked() {
 	}
 }
 
-// fire wakes the goroutines of due entries and runs the due matches of pools.
-func (c *SharedClock) fire(batch []*waitEntry) {
-	// runDue takes each entry as it comes to it: looking at every entry first, to sort the
-	// matches from the goroutines, would fetch a thousand cache lines before the first match
-	// of a burst runs.
-	runDue(c, batch)
+// fire wakes the goroutines of due entries and has the runner, if any, run its clients'.
+func (c *SharedClock) fire(r dueRunner, batch []*waitEntry) {
+	if r != nil {
+		// The runner takes each entry as it comes to it: looking at every entry first, to
+		// sort the clients' from the goroutines', would fetch a thousand cache lines before
+		// the first of a burst runs.
+		c.wokeGoroutines = r.runDue(batch)
+		return
+	}
+	for _, e := range batch {
+		e.wakeGoroutine()
+	}
+	c.wokeGoroutines = true
 }
 
-// wakeGoroutine wakes the goroutine waiting on e, which is not a match's.
+// putBack puts entries taken out of the queue as due, and not fired, back in it, after a
+// callback ended the waiter's goroutine with runtime.Goexit (see dueRunner.runDue): the next
+// waiter fires them at once. Once the clock is closed, the goroutines' waits are woken and the
+// clients' entries are left in the queue for the runner's close, as releaseLocked does.
+func (c *SharedClock) putBack(es []*waitEntry) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, e := range es {
+		if e.owner == nil && c.closed {
+			e.wakeGoroutine()
+			continue
+		}
+		c.queue.push(e)
+	}
+}
+
+// wakeGoroutine wakes the goroutine waiting on e, which is not a client's entry.
 func (e *waitEntry) wakeGoroutine() {
 	if e.wake != nil {
 		e.fire()
@@ -521,8 +511,9 @@ func (e *waitEntry) fire() {
 	}
 }
 
-// sleep waits until target, or until kicked or closed while on a Go timer.
-func (c *SharedClock) sleep(target time.Duration) {
+// sleep waits until target, or until kicked or closed while on a Go timer; r is the clock's
+// runner, or nil.
+func (c *SharedClock) sleep(target time.Duration, r dueRunner) {
 	if target == never {
 		select {
 		case <-c.kick:
@@ -541,14 +532,14 @@ func (c *SharedClock) sleep(target time.Duration) {
 		}
 		return
 	}
-	// Dense: deadlines follow each other within a few resolutions (matches spread over the
+	// Dense: deadlines follow each other within a few resolutions (games spread over the
 	// tick), and the waiter wakes every res on its ticker.
 	dense := target-c.lastFire <= tickSpan*c.res
 	if c.precise != nil && (c.res < timerResolution || !dense || !c.wokeGoroutines) {
 		// A precise sleep: at a fine resolution; for a deadline far from the others (all
-		// matches on one grid), where the few wake-ups had better be on time; and whenever
-		// only pools' matches are waiting, which the waiter runs itself, so that holding its
-		// processor through the sleep holds up no goroutine it wakes. Loops' goroutines need
+		// games on one grid), where the few wake-ups had better be on time; and whenever
+		// only the runner's entries are waiting, which the waiter runs itself, so that
+		// holding its processor through the sleep holds up no goroutine it wakes. Loops' goroutines need
 		// the processor the waiter would hold: while they wait, the ticker serves them at
 		// less CPU (docs/server.md has both sides measured).
 		c.stopTicker()
@@ -559,16 +550,15 @@ func (c *SharedClock) sleep(target time.Duration) {
 			c.precise(target)
 			return
 		}
-		// An isolated deadline, which often has many behind it (matches on one grid): the
+		// An isolated deadline, which often has many behind it (games on one grid): the
 		// sleep ends a little before it, as a precise sleep wakes tens of µs late, and the
 		// waiter spins the rest. Spinning costs at most isolatedLead per wake-up, and
-		// isolated wake-ups are few. Where the last such burst was shared with a pool's
-		// workers from its start, and sharing paid, the waiter first wakes armLead before the
-		// deadline to arm a worker for it.
-		if p := c.burstPool.Load(); p != nil && c.splitOff == 0 && target-now > armLead {
-			c.precise(target - armLead)
-			if !p.armWorker() {
-				c.burstPool.CompareAndSwap(p, nil)
+		// isolated wake-ups are few. Where the runner asks, the waiter first wakes its
+		// burstLead before the deadline for it to prepare the burst.
+		if r != nil {
+			if lead := r.burstLead(); lead > 0 && target-now > lead {
+				c.precise(target - lead)
+				r.beforeBurst()
 			}
 		}
 		c.precise(target - isolatedLead)
@@ -617,9 +607,9 @@ func (c *SharedClock) timerToLead(target, now, lead time.Duration) bool {
 const spinLead = 2 * time.Millisecond
 
 // spinUntil spins until target, or until kicked or closed. Where it has woken goroutines (loops,
-// a pool's workers), it lets them run on its processor as it goes: the runtime readies them
+// a client's workers), it lets them run on its processor as it goes: the runtime readies them
 // there, and they would otherwise wait, late, for another processor to steal them. Where it
-// runs a pool's matches itself, it keeps its processor: a goroutine that yields goes to the
+// runs its clients' entries itself, it keeps its processor: a goroutine that yields goes to the
 // back of the global run queue, behind any long update that the runtime has preempted, which
 // the processor then takes up (docs/server.md measures both). With one processor it always
 // yields.
@@ -650,9 +640,9 @@ const isolatedLead = 100 * time.Microsecond
 // tickPeriod is the period of the waiter's ticker at resolution res. A Go timer is seen to
 // fire only when a thread next wakes up to look at the timers, up to about a millisecond after
 // it is due (timerResolution), so a deadline waits for the ticker's next tick and then for
-// that: with the ticker's period at res, ticks began later than on a time.Ticker per match
-// (docs/server.md has the figures). The period leaves most of res to the timers' own lateness; a tick that comes while nothing is
-// due costs the waiter a look at its queue, and no thread wakes up for it while the threads
+// that: with the ticker's period at res, ticks began later than on a time.Ticker per game
+// (docs/server.md has the figures). The period leaves most of res to the timers' own lateness;
+// a tick that comes while nothing is due costs the waiter a look at its queue, and no thread wakes up for it while the threads
 // sleep in the runtime's poller, whose sleeps last a millisecond at the least.
 func tickPeriod(res time.Duration) time.Duration {
 	return max(res-timerResolution*3/4, res/4)
@@ -669,186 +659,5 @@ func (c *SharedClock) timerWait(d time.Duration) {
 	case <-c.kick:
 		c.timer.Stop()
 	case <-c.done:
-	}
-}
-
-// deadlineHeap is a 4-ary min-heap of entries by deadline (the part of a deadlineQueue out of
-// order): half as deep as a binary one. The deadlines are kept in the array itself, beside the
-// entries, and the entries do not know whether or where they are in it: a sift, or taking out
-// what is due, moves slots without following a pointer, which with thousands of matches would
-// miss the cache at every step.
-// Taking out an entry that is not due (a wait ended early, a match stopped or paused) searches
-// the array for it: that is rare.
-//
-// The array begins with heapPad unused slots, so that the four children of a slot, 64 bytes,
-// lie in one cache line where the array is aligned to 64 bytes: otherwise every group of
-// children straddles two lines, and a sift through a heap out of the cache misses twice per
-// level. Go's allocator aligns arrays over 32 KB (heaps of over 2,000 entries) to a page;
-// smaller arrays of pointers begin 8 bytes into their slot, after a header, but they also fit
-// in the processor's cache. Indexes below are into
-// the array: the root is at heapPad, the children of p at 4p-8 to 4p-5, and the parent of c at
-// c/4+2.
-type deadlineHeap struct {
-	s []heapSlot
-	// searched counts the slots remove has looked at, for tests: the cost that ending many
-	// entries one by one would pay.
-	searched int
-}
-
-type heapSlot struct {
-	deadline time.Duration
-	entry    *waitEntry
-}
-
-// heapArity is the number of children of a slot of the heap.
-const heapArity = 4
-
-// heapPad is the number of unused slots before the root.
-const heapPad = heapArity - 1
-
-func heapChild(p int) int  { return heapArity*p - heapPad*heapPad + 1 }
-func heapParent(c int) int { return (c-1-heapPad)/heapArity + heapPad }
-
-// len returns the number of entries in the heap.
-func (h *deadlineHeap) len() int { return max(len(h.s)-heapPad, 0) }
-
-func (h *deadlineHeap) push(e *waitEntry) {
-	if len(h.s) < heapPad {
-		h.s = append(h.s[:0], make([]heapSlot, heapPad)...)
-	}
-	h.s = append(h.s, heapSlot{e.deadline, e})
-	h.up(len(h.s) - 1)
-}
-
-// remove takes e out of the heap; it reports false if e was not in it.
-func (h *deadlineHeap) remove(e *waitEntry) bool {
-	for p := heapPad; p < len(h.s); p++ {
-		h.searched++
-		if h.s[p].entry == e {
-			h.removeAt(p)
-			return true
-		}
-	}
-	return false
-}
-
-func (h *deadlineHeap) removeAt(p int) {
-	last := len(h.s) - 1
-	if p != last {
-		h.swap(p, last)
-	}
-	h.s[last] = heapSlot{}
-	h.s = h.s[:last]
-	if p != last {
-		h.down(p)
-		h.up(p)
-	}
-}
-
-// popDue appends to batch, and takes out of the heap, every entry due at now, the earliest
-// first. When many are due (matches on one grid), taking them out one by one costs a sift each:
-// past a number, it takes the rest in one pass over the array and rebuilds the heap, which
-// costs about one look at each slot.
-func (h *deadlineHeap) popDue(now time.Duration, batch []*waitEntry) []*waitEntry {
-	bulk := max(64, h.len()/16)
-	for n := 0; h.len() > 0 && h.s[heapPad].deadline <= now; n++ {
-		if n == bulk {
-			return h.takeDue(now, batch)
-		}
-		batch = append(batch, h.s[heapPad].entry)
-		h.removeAt(heapPad)
-	}
-	return batch
-}
-
-// takeDue appends to batch every entry due at now, in the order of the array, and rebuilds the
-// heap from the others.
-func (h *deadlineHeap) takeDue(now time.Duration, batch []*waitEntry) []*waitEntry {
-	kept := h.s[:heapPad]
-	for _, slot := range h.s[heapPad:] {
-		if slot.deadline <= now {
-			batch = append(batch, slot.entry)
-		} else {
-			kept = append(kept, slot)
-		}
-	}
-	clear(h.s[len(kept):])
-	h.s = kept
-	if last := len(kept) - 1; last > heapPad {
-		for p := heapParent(last); p >= heapPad; p-- {
-			h.down(p)
-		}
-	}
-	return batch
-}
-
-// removeFunc takes out of the heap every entry for which drop reports true, appends them to
-// dst, and rebuilds the heap from the others.
-func (h *deadlineHeap) removeFunc(drop func(*waitEntry) bool, dst []*waitEntry) []*waitEntry {
-	if h.len() == 0 {
-		return dst
-	}
-	kept := h.s[:heapPad]
-	for _, slot := range h.s[heapPad:] {
-		if drop(slot.entry) {
-			dst = append(dst, slot.entry)
-		} else {
-			kept = append(kept, slot)
-		}
-	}
-	clear(h.s[len(kept):])
-	h.s = kept
-	if last := len(kept) - 1; last > heapPad {
-		for p := heapParent(last); p >= heapPad; p-- {
-			h.down(p)
-		}
-	}
-	return dst
-}
-
-// latestUpTo returns the latest deadline at most limit in the subtree at p, or best if none is
-// later. A subtree whose root is past limit holds nothing at most limit, so the walk visits
-// only the entries it gathers (and their children): no more than the wake-up will fire.
-func (h *deadlineHeap) latestUpTo(p int, limit, best time.Duration) time.Duration {
-	if p >= len(h.s) || h.s[p].deadline > limit {
-		return best
-	}
-	best = max(best, h.s[p].deadline)
-	for c := heapChild(p); c < heapChild(p)+heapArity; c++ {
-		best = h.latestUpTo(c, limit, best)
-	}
-	return best
-}
-
-func (h *deadlineHeap) swap(i, j int) {
-	h.s[i], h.s[j] = h.s[j], h.s[i]
-}
-
-func (h *deadlineHeap) up(p int) {
-	for p > heapPad {
-		parent := heapParent(p)
-		if h.s[parent].deadline <= h.s[p].deadline {
-			return
-		}
-		h.swap(p, parent)
-		p = parent
-	}
-}
-
-func (h *deadlineHeap) down(p int) {
-	n := len(h.s)
-	for {
-		least := p
-		first := heapChild(p)
-		for c := first; c < first+heapArity && c < n; c++ {
-			if h.s[c].deadline < h.s[least].deadline {
-				least = c
-			}
-		}
-		if least == p {
-			return
-		}
-		h.swap(p, least)
-		p = least
 	}
 }

@@ -27,7 +27,7 @@ func takeQueued(t *testing.T, c *SharedClock, n int) []*waitEntry {
 }
 
 // A Loop on a shared clock that is cancelled while the waiter holds its entry, taken out to be
-// fired behind a slow match, returns at once: it neither waits for the waiter nor spins until
+// fired behind a slow entry of a client, returns at once: it neither waits for the waiter nor spins until
 // it comes. Its later waits are not disturbed by the waiter firing the old entry.
 func TestSharedClockLoopCancelledWhileHeld(t *testing.T) {
 	c := newSharedClock(SharedClockOptions{Resolution: DefaultResolution})

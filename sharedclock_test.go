@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -65,7 +64,7 @@ func TestDeadlineHeap(t *testing.T) {
 	}
 }
 
-// TestDeadlineHeapPopMany checks popDue where many entries are due at once (matches on one
+// TestDeadlineHeapPopMany checks popDue where many entries are due at once (games on one
 // grid): it takes every due entry and no other, the earliest first until it takes the rest in
 // one pass, and leaves a valid heap of the others.
 func TestDeadlineHeapPopMany(t *testing.T) {
@@ -360,25 +359,6 @@ func TestSharedClockClosed(t *testing.T) {
 	if err := c.Close(); err != nil {
 		t.Errorf("second Close: %v", err)
 	}
-}
-
-// waitGoroutines fails the test if, within a few seconds, the number of goroutines does not
-// come back to n, or a goroutine of a shared clock, a pool or a loop is still running. (On
-// js/wasm the runtime keeps goroutines of its own that come and go: only the second is checked.)
-func waitGoroutines(t *testing.T, n int) {
-	t.Helper()
-	buf := make([]byte, 1<<20)
-	var dump string
-	for range 300 {
-		dump = string(buf[:runtime.Stack(buf, true)])
-		ours := strings.Contains(dump, "gameloop.(*SharedClock)") || strings.Contains(dump, "gameloop.(*Pool)") ||
-			strings.Contains(dump, "gameloop.(*Match)") || strings.Contains(dump, "gameloop.(*Loop)")
-		if !ours && (runtime.GOOS == "js" || runtime.NumGoroutine() <= n) {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Errorf("%d goroutines left, %d before:\n%s", runtime.NumGoroutine(), n, dump)
 }
 
 // TestTickPeriod checks the waiter's ticker period: positive, never more than the resolution
