@@ -521,7 +521,9 @@ func TestRunDueSharesBurst(t *testing.T) {
 	c := newSharedClock(SharedClockOptions{}) // the test plays the waiter
 	p := NewPool(c, &PoolOptions{Workers: 2})
 	other := NewPool(c, &PoolOptions{Workers: 1})
-	at := c.Now() + 20*time.Millisecond
+	// The burst is set up well ahead of its time: a WaitUntil for a time already past returns
+	// without queueing, and a loaded machine can hold the test up for tens of milliseconds.
+	at := c.Now() + 300*time.Millisecond
 	quick := burstMatches(t, p, 300, at)
 	slow := burstMatches(t, p, 1, at)
 	slow[0].m.slow.left = 2
@@ -536,6 +538,9 @@ func TestRunDueSharesBurst(t *testing.T) {
 		c.mu.Unlock()
 		if n == 326 {
 			break
+		}
+		if c.Now() >= at {
+			t.Fatalf("%d entries queued by the burst's time, want 326: the machine held the test up for longer than the setup's lead", n)
 		}
 		time.Sleep(time.Millisecond)
 	}
