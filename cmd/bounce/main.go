@@ -49,6 +49,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/gameloop-go/gameloop"
+	"github.com/gameloop-go/gameloop/internal/cli"
 )
 
 // options are the command's flags.
@@ -84,26 +85,14 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.Uint64Var(&o.panicAtTick, "panic-at-tick", 0, "for testing: panic in the update of this tick")
 	fs.StringVar(&o.record, "record", "", "record the session (its input, tick rate changes and checksums) to this `file`")
 	fs.StringVar(&o.replayPath, "replay", "", "replay the recording in this `file` headless, as fast as possible, and say whether it matched; the game starts as recorded, whatever the other flags say")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return o, err
-		}
-		return o, &usageError{err: err, printed: true} // with the usage, by the flag package
+	if err := cli.Parse(fs, args); err != nil {
+		return o, err
 	}
 	if err := checkFlags(o, fs.Args()); err != nil {
-		return o, &usageError{err: err}
+		return o, &cli.UsageError{Err: err}
 	}
 	return o, nil
 }
-
-// usageError is a bad flag or argument. printed says the flag package has printed it.
-type usageError struct {
-	err     error
-	printed bool
-}
-
-func (e *usageError) Error() string { return e.err.Error() }
-func (e *usageError) Unwrap() error { return e.err }
 
 // checkFlags reports a setting the game cannot take, naming its flag, or arguments after the
 // flags.
@@ -156,15 +145,8 @@ func main() { os.Exit(realMain(os.Args[1:], os.Stdout, os.Stderr)) }
 
 func realMain(args []string, stdout, stderr io.Writer) int {
 	opts, err := parseFlags(args, stderr)
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
-	}
 	if err != nil {
-		var ue *usageError
-		if !errors.As(err, &ue) || !ue.printed {
-			fmt.Fprintln(stderr, "bounce:", err)
-		}
-		return exitUsage
+		return cli.Report("bounce", err, stderr) // 0 for -h, 2 for a bad flag
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)

@@ -40,6 +40,7 @@ import (
 	"time"
 
 	"github.com/gameloop-go/gameloop/internal/bouncegame"
+	"github.com/gameloop-go/gameloop/internal/cli"
 	"github.com/gameloop-go/gameloop/replay"
 )
 
@@ -62,40 +63,21 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.addr, "addr", "127.0.0.1:8080", "the `address` to serve the game on")
 	fs.StringVar(&o.record, "record", "", "write the recordings the page saves to this `file` (without it, the browser downloads them)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return o, err
-		}
-		return o, &usageError{err: err, printed: true} // with the usage, by the flag package
+	if err := cli.Parse(fs, args); err != nil {
+		return o, err
 	}
 	if fs.NArg() > 0 {
-		return o, &usageError{err: fmt.Errorf("unexpected arguments %q", fs.Args())}
+		return o, &cli.UsageError{Err: fmt.Errorf("unexpected arguments %q", fs.Args())}
 	}
 	return o, nil
 }
-
-// usageError is a bad flag or argument. printed says the flag package has printed it.
-type usageError struct {
-	err     error
-	printed bool
-}
-
-func (e *usageError) Error() string { return e.err.Error() }
-func (e *usageError) Unwrap() error { return e.err }
 
 func main() { os.Exit(realMain(os.Args[1:], os.Stdout, os.Stderr)) }
 
 func realMain(args []string, stdout, stderr io.Writer) int {
 	opts, err := parseFlags(args, stderr)
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
-	}
 	if err != nil {
-		var ue *usageError
-		if !errors.As(err, &ue) || !ue.printed {
-			fmt.Fprintln(stderr, "bounceweb:", err)
-		}
-		return 2 // as the flag package's ExitOnError
+		return cli.Report("bounceweb", err, stderr) // 0 for -h, 2 for a bad flag
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

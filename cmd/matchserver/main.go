@@ -69,6 +69,7 @@ import (
 	"time"
 
 	"github.com/gameloop-go/gameloop"
+	"github.com/gameloop-go/gameloop/internal/cli"
 	"github.com/gameloop-go/gameloop/replay"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -82,29 +83,7 @@ func main() {
 
 // exitStatus prints err, unless the flag package has, and returns the exit status for it: 0
 // for none or -h, 2 for a bad flag (as the flag package's ExitOnError), 1 for anything else.
-func exitStatus(err error, stderr io.Writer) int {
-	var ue *usageError
-	switch {
-	case err == nil || errors.Is(err, flag.ErrHelp):
-		return 0
-	case errors.As(err, &ue):
-		if !ue.printed {
-			fmt.Fprintln(stderr, "matchserver:", err)
-		}
-		return 2
-	}
-	fmt.Fprintln(stderr, "matchserver:", err)
-	return 1
-}
-
-// usageError is a bad flag or argument. printed says the flag package has printed it.
-type usageError struct {
-	err     error
-	printed bool
-}
-
-func (e *usageError) Error() string { return e.err.Error() }
-func (e *usageError) Unwrap() error { return e.err }
+func exitStatus(err error, stderr io.Writer) int { return cli.Report("matchserver", err, stderr) }
 
 // options are the command's flags, parsed.
 type options struct {
@@ -143,14 +122,11 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		fmt.Fprintln(stderr, "usage: matchserver [flags]\n\nServes matches over TCP (START [seed], INPUT key, END), /metrics over HTTP; see go doc.\n\nflags:")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return o, err
-		}
-		return o, &usageError{err: err, printed: true}
+	if err := cli.Parse(fs, args); err != nil {
+		return o, err
 	}
 	if err := checkFlags(o, fs.Args()); err != nil {
-		return o, &usageError{err: err}
+		return o, &cli.UsageError{Err: err}
 	}
 	return o, nil
 }

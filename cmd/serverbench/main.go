@@ -39,35 +39,14 @@ import (
 	"time"
 
 	"github.com/gameloop-go/gameloop"
+	"github.com/gameloop-go/gameloop/internal/cli"
 )
 
 func main() { os.Exit(exitStatus(run(os.Args[1:], os.Stdout, os.Stderr), os.Stderr)) }
 
 // exitStatus prints err, unless the flag package has, and returns the exit status for it: 0
 // for none or -h, 2 for a bad flag (as the flag package's ExitOnError), 1 for anything else.
-func exitStatus(err error, stderr io.Writer) int {
-	var ue *usageError
-	switch {
-	case err == nil || errors.Is(err, flag.ErrHelp):
-		return 0
-	case errors.As(err, &ue):
-		if !ue.printed {
-			fmt.Fprintln(stderr, "serverbench:", err)
-		}
-		return 2
-	}
-	fmt.Fprintln(stderr, "serverbench:", err)
-	return 1
-}
-
-// usageError is a bad flag or argument. printed says the flag package has printed it.
-type usageError struct {
-	err     error
-	printed bool
-}
-
-func (e *usageError) Error() string { return e.err.Error() }
-func (e *usageError) Unwrap() error { return e.err }
+func exitStatus(err error, stderr io.Writer) int { return cli.Report("serverbench", err, stderr) }
 
 // columns explains the table's columns, for the usage and under the table.
 const columns = `columns: CPU % is the process's CPU (user + system) as % of one core; p50, p99 and max are
@@ -158,9 +137,9 @@ func secondsFlags(args []string, names ...string) []string {
 func parseFlags(args []string, stderr io.Writer) (o options, err error) {
 	defer func() {
 		// A setting out of range is a bad flag too, for the exit status.
-		var ue *usageError
+		var ue *cli.UsageError
 		if err != nil && !errors.Is(err, flag.ErrHelp) && !errors.As(err, &ue) {
-			err = &usageError{err: err}
+			err = &cli.UsageError{Err: err}
 		}
 	}()
 	fs := flag.NewFlagSet("serverbench", flag.ContinueOnError)
@@ -188,11 +167,8 @@ func parseFlags(args []string, stderr io.Writer) (o options, err error) {
 		fs.PrintDefaults()
 	}
 	args = secondsFlags(args, "seconds", "warmup")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return o, err
-		}
-		return o, &usageError{err: err, printed: true}
+	if err := cli.Parse(fs, args); err != nil {
+		return o, err
 	}
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
