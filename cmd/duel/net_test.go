@@ -7,6 +7,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -45,6 +46,15 @@ func TestMain(m *testing.M) {
 			os.RemoveAll(dir)
 			os.Exit(1)
 		}
+	}
+	// The commands the tests start keep a temporary recording in case of a desync, and those
+	// the tests kill leave it behind: here it goes with the binaries, not in the system's
+	// temporary directory.
+	tmp := filepath.Join(dir, "tmp")
+	if err := errors.Join(os.Mkdir(tmp, 0o700), os.Setenv("TMPDIR", tmp)); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.RemoveAll(dir)
+		os.Exit(1)
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
