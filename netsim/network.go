@@ -8,6 +8,8 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"github.com/gameloop-go/gameloop/internal/minheap"
 )
 
 // MaxPacketSize is the largest packet a Conn sends: a larger WriteTo returns an error, as a
@@ -303,7 +305,7 @@ func (c *Conn) WriteTo(p []byte, addr net.Addr) (int, error) {
 		pk := n.newPacket()
 		pk.at, pk.seq, pk.from, pk.n = at[i], n.seq, &c.addr, copy(pk.buf[:], p)
 		n.seq++
-		dst.push(pk)
+		dst.queue = minheap.Push(dst.queue, pk, less)
 		if pk.at <= n.now {
 			n.wakeReaders()
 		}
@@ -325,7 +327,8 @@ func (c *Conn) tryRead(p []byte) (int, net.Addr, bool) {
 	if c.isClosed || len(c.queue) == 0 || c.queue[0].at > c.net.now {
 		return 0, nil, false
 	}
-	pk := c.pop()
+	var pk *packet
+	pk, c.queue = minheap.Pop(c.queue, less)
 	k := copy(p, pk.buf[:pk.n])
 	c.stats.Received++
 	c.stats.ReceivedBytes += int64(k)
@@ -430,44 +433,4 @@ func (c *Conn) opError(op string, addr net.Addr, err error) error {
 // less orders packets by delivery time, ties by the order they were sent.
 func less(a, b *packet) bool {
 	return a.at < b.at || a.at == b.at && a.seq < b.seq
-}
-
-// push adds pk to the conn's heap.
-func (c *Conn) push(pk *packet) {
-	q := append(c.queue, pk)
-	for i := len(q) - 1; i > 0; {
-		parent := (i - 1) / 2
-		if !less(q[i], q[parent]) {
-			break
-		}
-		q[i], q[parent] = q[parent], q[i]
-		i = parent
-	}
-	c.queue = q
-}
-
-// pop removes and returns the heap's first packet.
-func (c *Conn) pop() *packet {
-	q := c.queue
-	top := q[0]
-	last := len(q) - 1
-	q[0] = q[last]
-	q[last] = nil
-	q = q[:last]
-	for i := 0; ; {
-		l, r, m := 2*i+1, 2*i+2, i
-		if l < len(q) && less(q[l], q[m]) {
-			m = l
-		}
-		if r < len(q) && less(q[r], q[m]) {
-			m = r
-		}
-		if m == i {
-			break
-		}
-		q[i], q[m] = q[m], q[i]
-		i = m
-	}
-	c.queue = q
-	return top
 }

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gameloop-go/gameloop/internal/minheap"
 	"github.com/gameloop-go/gameloop/netsim"
 )
 
@@ -228,7 +229,7 @@ func (p *proxy) sendLocked(d *direction, c *client, b []byte) {
 		*x = delivery{at: t, seq: p.seq, dir: d, c: c, buf: append(x.buf[:0], b...)}
 		p.seq++
 		p.queueBytes += len(b)
-		p.push(x)
+		p.queue = minheap.Push(p.queue, x, before)
 		if p.queue[0] == x {
 			select {
 			case p.kick <- struct{}{}:
@@ -247,7 +248,9 @@ func (p *proxy) deliver(ctx context.Context) {
 		p.mu.Lock()
 		now := p.now()
 		for len(p.queue) > 0 && p.queue[0].at <= now {
-			due = append(due, p.pop())
+			var x *delivery
+			x, p.queue = minheap.Pop(p.queue, before)
+			due = append(due, x)
 		}
 		wait := time.Hour
 		if len(p.queue) > 0 {
@@ -333,45 +336,7 @@ func (p *proxy) summary(w io.Writer) {
 	}
 }
 
-// push adds x to the delivery queue, a min-heap by time, ties in the order sent. p.mu is held.
-func (p *proxy) push(x *delivery) {
-	q := append(p.queue, x)
-	for i := len(q) - 1; i > 0; {
-		parent := (i - 1) / 2
-		if !before(q[i], q[parent]) {
-			break
-		}
-		q[i], q[parent] = q[parent], q[i]
-		i = parent
-	}
-	p.queue = q
-}
-
-// pop removes and returns the queue's first packet. p.mu is held.
-func (p *proxy) pop() *delivery {
-	q := p.queue
-	top := q[0]
-	last := len(q) - 1
-	q[0], q[last] = q[last], nil
-	q = q[:last]
-	for i := 0; ; {
-		l, r, m := 2*i+1, 2*i+2, i
-		if l < len(q) && before(q[l], q[m]) {
-			m = l
-		}
-		if r < len(q) && before(q[r], q[m]) {
-			m = r
-		}
-		if m == i {
-			break
-		}
-		q[i], q[m] = q[m], q[i]
-		i = m
-	}
-	p.queue = q
-	return top
-}
-
+// before orders deliveries by time, ties in the order sent.
 func before(a, b *delivery) bool {
 	return a.at < b.at || a.at == b.at && a.seq < b.seq
 }
