@@ -57,6 +57,13 @@ type delivery struct {
 	buf []byte
 }
 
+// hooks let a test force an order of events that timing makes rare. Each, if not nil, is
+// called where its comment says; they are set before the proxy runs.
+type hooks struct {
+	replyRead func() // in a server reader, after a reply is read and before it is handed on
+	closed    func() // in run, once the proxy is closed and before it waits for its readers
+}
+
 // proxy forwards between clients at listen and the target, through a Link each way.
 type proxy struct {
 	listen     *net.UDPConn
@@ -65,6 +72,7 @@ type proxy struct {
 	idle       time.Duration // how long a client is idle before another may take its place
 	start      time.Time
 	kick       chan struct{} // tells the scheduler that the queue's head may have changed
+	hooks      hooks
 
 	mu         sync.Mutex
 	up, down   direction
@@ -124,6 +132,9 @@ func (p *proxy) run(ctx context.Context, stderr io.Writer) {
 		x.dir.left++
 	}
 	p.mu.Unlock()
+	if p.hooks.closed != nil {
+		p.hooks.closed()
+	}
 	wg.Wait()
 }
 
@@ -189,7 +200,9 @@ func (p *proxy) letIdleGoLocked() bool {
 	return true
 }
 
-// readServer reads the server's replies to one client, until its socket is closed.
+// readServer reads the server's replies to one client, until its socket is closed or the run
+// has ended. A reply read as the run ends is not taken in: the summary has counted what was in
+// flight, and a reply queued after that would be counted in and never out.
 func (p *proxy) readServer(c *client, stderr io.Writer) {
 	buf := make([]byte, maxDatagram)
 	for {
@@ -197,16 +210,21 @@ func (p *proxy) readServer(c *client, stderr io.Writer) {
 		if errors.Is(err, net.ErrClosed) {
 			return
 		}
+		if err == nil && p.hooks.replyRead != nil {
+			p.hooks.replyRead()
+		}
+		p.mu.Lock()
+		if p.closed {
+			p.mu.Unlock()
+			return
+		}
 		if err != nil {
 			// A connected socket reports the ICMP errors of earlier sends (the server not
 			// listening, say), packets already counted as sent; the next read goes on.
-			p.mu.Lock()
 			p.readErrors++
-			p.mu.Unlock()
-			continue
+		} else {
+			p.sendLocked(&p.down, c, buf[:n])
 		}
-		p.mu.Lock()
-		p.sendLocked(&p.down, c, buf[:n])
 		p.mu.Unlock()
 	}
 }
