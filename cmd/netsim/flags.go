@@ -49,7 +49,8 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 	fs.Float64Var(&loss, "loss", 0, "probability that a packet is dropped, 0..1")
 	fs.Float64Var(&dup, "dup", 0, "probability that a packet is delivered twice, 0..1")
 	fs.Float64Var(&reorder, "reorder", 0, "probability that a packet is held back by -reorder-delay so later ones overtake it, 0..1")
-	fs.DurationVar(&reorderDelay, "reorder-delay", netsim.DefaultReorderDelay, "how long a held-back packet is held")
+	fs.DurationVar(&reorderDelay, "reorder-delay", netsim.DefaultReorderDelay,
+		fmt.Sprintf("how long a held-back packet is held; 0 means %v", netsim.DefaultReorderDelay))
 	fs.Float64Var(&burstLoss, "burst-loss", 0, "probability that a loss starts a burst of -burst-len more, 0..1")
 	fs.IntVar(&burstLen, "burst-len", 0, "packets dropped after a loss that starts a burst")
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the random decisions: the same seed and traffic give the same decisions")
@@ -85,6 +86,9 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 		checkProb := func(p float64) float64 {
 			if !(p >= 0 && p <= 1) {
 				bad = usagef("-%s: %v is not a probability between 0 and 1", f.Name, p)
+			}
+			if p == 0 {
+				return 0 // -0 parses as a negative zero, which would print as -0%
 			}
 			return p
 		}

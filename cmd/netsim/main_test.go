@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"os"
 	"os/exec"
@@ -451,10 +452,17 @@ func TestFlags(t *testing.T) {
 			netsim.Conditions{Loss: 0.5, BurstLoss: 0.1, BurstLen: 4}},
 		{[]string{"-jitter", "5ms", "-reorder", "0.2", "-reorder-delay", "30ms", "-dup", "0.01"},
 			netsim.Conditions{Jitter: 5 * time.Millisecond, Reorder: 0.2, ReorderDelay: 30 * time.Millisecond, Dup: 0.01}},
+		// -0 parses as a negative zero, which is 0: it prints as 0%, not -0%.
+		{[]string{"-preset", "poor", "-loss", "-0", "-dup", "-0", "-reorder", "-0", "-burst-loss", "-0"}, poorNoLoss},
 	} {
 		o, err := parseFlags(append([]string{"-listen", ":0", "-to", ":1"}, tc.args...), nil)
-		if err != nil || o.conditions != tc.want {
-			t.Errorf("%v: %+v, %v; want %+v", tc.args, o.conditions, err, tc.want)
+		if err != nil || o.conditions != tc.want || o.conditions.String() != tc.want.String() {
+			t.Errorf("%v: %v (%+v), %v; want %v", tc.args, o.conditions, o.conditions, err, tc.want)
+		}
+		for _, p := range []float64{o.conditions.Loss, o.conditions.Dup, o.conditions.Reorder, o.conditions.BurstLoss} {
+			if math.Signbit(p) {
+				t.Errorf("%v: a probability of -0 is kept negative: %+v", tc.args, o.conditions)
+			}
 		}
 	}
 	for _, tc := range []struct {
@@ -466,6 +474,8 @@ func TestFlags(t *testing.T) {
 		{[]string{"-listen", ":0", "-to", ":1", "-preset", "lunar"}, `-preset: no preset "lunar"`},
 		{[]string{"-listen", ":0", "-to", ":1", "-loss", "1.01"}, "-loss: 1.01 is not a probability"},
 		{[]string{"-listen", ":0", "-to", ":1", "-dup", "NaN"}, "-dup: NaN is not a probability"},
+		{[]string{"-listen", ":0", "-to", ":1", "-loss", "-0.05"}, "-loss: -0.05 is not a probability"},
+		{[]string{"-listen", ":0", "-to", ":1", "-reorder", "-1e-9"}, "-reorder: -1e-09 is not a probability"},
 		{[]string{"-listen", ":0", "-to", ":1", "-latency", "-1ms"}, "-latency: -1ms is not between 0 and 1m0s"},
 		{[]string{"-listen", ":0", "-to", ":1", "-jitter", "2m"}, "-jitter: 2m0s is not between"},
 		{[]string{"-listen", ":0", "-to", ":1", "-burst-len", "-1"}, "-burst-len: -1 is not between"},
@@ -485,6 +495,14 @@ func TestFlags(t *testing.T) {
 	if _, err := parseFlags([]string{"-h"}, &help); !errors.Is(err, flag.ErrHelp) || !strings.Contains(help.String(), "-burst-len") {
 		t.Errorf("-h: %v, printed:\n%s", err, help.String())
 	}
+	// -reorder-delay 0 is the default delay, which the help says.
+	if !regexp.MustCompile(`-reorder-delay duration\n.*0 means 50ms`).MatchString(help.String()) {
+		t.Errorf("-h does not say what -reorder-delay 0 means:\n%s", help.String())
+	}
+	if o, err := parseFlags([]string{"-listen", ":0", "-to", ":1", "-reorder", "0.5", "-reorder-delay", "0"}, nil); err != nil ||
+		!strings.Contains(o.conditions.String(), "reorder 50% by 50ms") {
+		t.Errorf("-reorder-delay 0: %v, %v; want 50ms", o.conditions, err)
+	}
 }
 
 // TestExitCodes runs the real main: -h exits 0, a bad flag exits 2 with one line, SIGTERM ends
@@ -497,6 +515,7 @@ func TestExitCodes(t *testing.T) {
 	}{
 		{[]string{"-h"}, 0, 0},
 		{[]string{"-listen", ":0", "-to", ":1", "-loss", "2"}, 2, 1},
+		{[]string{"-listen", ":0", "-to", ":1", "-loss", "-0.5"}, 2, 1},
 		{[]string{"-nonsense"}, 2, 1},
 		{[]string{"-listen", "127.0.0.1:99999", "-to", "127.0.0.1:1"}, 2, 1},
 	} {
