@@ -37,6 +37,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/signal"
 	"strconv"
@@ -147,8 +148,35 @@ func checkOptions(o *options) error {
 	case o.record != "" && (o.replayPath != "" || o.synctest):
 		return errors.New("-record records a game played over the network, not a -replay or -synctest")
 	}
+	if o.connect != "" {
+		if err := checkConnect(o.connect); err != nil {
+			return err
+		}
+	}
 	if o.synctest && o.ticks == 0 {
 		o.ticks = 600
+	}
+	return nil
+}
+
+// checkConnect refuses a -connect address that names no port to send to: none, or port 0 (a
+// port of the system's choosing, which only a listener can ask for). The host is looked up
+// later: a name that does not resolve may be the network's fault, not the command line's.
+func checkConnect(addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		var addrErr *net.AddrError
+		if errors.As(err, &addrErr) {
+			err = errors.New(addrErr.Err)
+		}
+		return fmt.Errorf("-connect %s: %w (want host:port, or :port for this machine)", addr, err)
+	}
+	n, err := net.LookupPort("udp", port)
+	switch {
+	case err != nil:
+		return fmt.Errorf("-connect %s: %q is not a port (1 to 65535)", addr, port)
+	case n == 0:
+		return fmt.Errorf("-connect %s: port 0 is not one to connect to: give the port the other player listens on", addr)
 	}
 	return nil
 }

@@ -35,6 +35,10 @@ func TestFlags(t *testing.T) {
 		{[]string{"-listen", ":0", "-bot", "x"}, `invalid value "x" for flag -bot`},
 		{[]string{"-nosuchflag"}, "flag provided but not defined: -nosuchflag"},
 		{[]string{"-listen", ":0", "extra"}, "unexpected arguments"},
+		{[]string{"-connect", ":0"}, "-connect :0: port 0"},
+		{[]string{"-connect", "127.0.0.1:0"}, "-connect 127.0.0.1:0: port 0"},
+		{[]string{"-connect", "127.0.0.1"}, "-connect 127.0.0.1: missing port"},
+		{[]string{"-connect", ":99999"}, "-connect :99999"},
 	} {
 		var stdout, stderr bytes.Buffer
 		code := realMain(tt.args, &stdout, &stderr)
