@@ -36,6 +36,8 @@ var (
 	faultPlayers    = newFault("Input.Players", "over MaxPlayers")
 	faultDisconnect = newFault("Input.Status", "a disconnected player at or past Players")
 	faultLastTick   = newFault("Input.Status.LastTick", "truncated or not NoTick to MaxTick")
+	faultLost       = newFault("Input.Lost", "flagged but missing or empty")
+	faultQuiet      = newFault("Input.Quiet", "flagged but missing or empty")
 	faultInputsLen  = newFault("Input.InputsLen", "negative or over the Inputs array")
 	faultInputs     = newFault("Input.Inputs", "do not decompress to Count ticks of every handle")
 	faultAhead      = newFault("QualityReport.TicksAhead", "truncated or out of int32")
@@ -71,9 +73,22 @@ func Append(dst []byte, m *Message) ([]byte, error) {
 					disconnected |= 1 << i
 				}
 			}
-			dst = append(dst, byte(m.Handles), byte(m.InputSize), byte(m.Count), byte(m.Players), disconnected)
+			players := byte(m.Players)
+			if m.Lost != 0 {
+				players |= lostFollows
+			}
+			if m.Quiet != 0 {
+				players |= quietFollows
+			}
+			dst = append(dst, byte(m.Handles), byte(m.InputSize), byte(m.Count), players, disconnected)
 			for i := range m.Players {
 				dst = appendUvarint(dst, uint64(m.Status[i].LastTick+1))
+			}
+			if m.Lost != 0 {
+				dst = append(dst, byte(m.Lost))
+			}
+			if m.Quiet != 0 {
+				dst = append(dst, byte(m.Quiet))
 			}
 			dst = append(dst, m.Inputs[:m.InputsLen]...)
 		}
@@ -229,6 +244,12 @@ func Decode(pkt []byte, m *Message) error {
 	return nil
 }
 
+// Flags in an Input's players byte: the Lost and Quiet sets follow the statuses.
+const (
+	lostFollows  = 0x80
+	quietFollows = 0x40
+)
+
 func decodeInput(r *reader, m *Message) error {
 	var ok bool
 	if m.StartTick, ok = r.tick(0); !ok {
@@ -242,6 +263,8 @@ func decodeInput(r *reader, m *Message) error {
 	}
 	handles, size, count, players, disconnected := r.b[0], r.b[1], r.b[2], r.b[3], r.b[4]
 	r.b = r.b[5:]
+	flags := players & (lostFollows | quietFollows)
+	players &^= flags
 	m.Handles, m.InputSize, m.Count, m.Players = HandleSet(handles), int(size), int(count), int(players)
 	for i := range min(m.Players, MaxPlayers) {
 		if t, ok := r.tick(NoTick); !ok {
@@ -249,6 +272,19 @@ func decodeInput(r *reader, m *Message) error {
 		} else {
 			m.Status[i] = PlayerStatus{Disconnected: disconnected&(1<<i) != 0, LastTick: t}
 		}
+	}
+	// A set that follows is not empty: an empty one is written as no set at all.
+	if flags&lostFollows != 0 {
+		if len(r.b) == 0 || r.b[0] == 0 {
+			return faultLost.malformed
+		}
+		m.Lost, r.b = HandleSet(r.b[0]), r.b[1:]
+	}
+	if flags&quietFollows != 0 {
+		if len(r.b) == 0 || r.b[0] == 0 {
+			return faultQuiet.malformed
+		}
+		m.Quiet, r.b = HandleSet(r.b[0]), r.b[1:]
 	}
 	m.InputsLen = copy(m.Inputs[:], r.b)
 	r.b = r.b[m.InputsLen:]
@@ -282,7 +318,7 @@ func (m *Message) PackInputs(ref, inputs []byte) (int, error) {
 	}
 	// The room for inputs: MaxPacket less the header and the Input's other fields (the
 	// count is one byte, whatever its value).
-	var scratch [HeaderSize + 2*10 + 5 + MaxPlayers*10]byte
+	var scratch [HeaderSize + 2*10 + 5 + MaxPlayers*10 + 2]byte
 	fixed, err := Append(scratch[:0], m)
 	if err != nil {
 		return 0, err

@@ -27,7 +27,8 @@
 //	1 SyncRequest    nonce:uint32
 //	2 SyncReply      nonce:uint32                the request's, echoed
 //	3 Input          start:uvarint ack+1:uvarint handles:byte size:byte count:byte
-//	                 players:byte disconnected:byte (last+1:uvarint)×players inputs:rest
+//	                 players:byte disconnected:byte (last+1:uvarint)×players
+//	                 [lost:byte] [quiet:byte] inputs:rest
 //	4 InputAck       ack+1:uvarint
 //	5 QualityReport  ticksAhead:varint (int32) pingSent:int64
 //	6 QualityReply   pingSent:int64               the report's, echoed
@@ -43,7 +44,10 @@
 // (MaxTicksPerInput), from tick start, the last of them at most MaxTick; handles is not empty
 // if count is not 0. players (0 to 8) is the number of players whose connection status
 // follows: bit i of disconnected says player i is disconnected (bits from players on must be
-// 0), and last is the last tick of player i's input the sender has confirmed. inputs, the rest
+// 0), and last is the last tick of player i's input the sender has confirmed. The players byte's
+// top two bits are flags: bit 7 says a lost byte follows the statuses, bit 6 a quiet byte
+// (the sets of players whose peer the sender has lost, and has not heard from for a while);
+// a set that follows is not empty, and bits 5 and 4 are 0. inputs, the rest
 // of the packet, are count ticks of input compressed as below, and must decompress to exactly
 // count × handles × size bytes.
 //

@@ -159,6 +159,13 @@ type Message struct {
 	// Status (Input) is what the sender knows of each player's connection, for handles 0
 	// to Players-1; the entries from Players on are zero.
 	Status [MaxPlayers]PlayerStatus
+	// Lost (Input) is the set of players whose peer the sender has lost: unheard for its
+	// disconnect timeout, gone, or cut off from it. A peer never hears from a peer it lost
+	// again, so the set only grows.
+	Lost HandleSet
+	// Quiet (Input) is the set of players whose peer the sender has not heard from for a
+	// while (its disconnect notice) but has not lost yet.
+	Quiet HandleSet
 	// Inputs[:InputsLen] (Input) are the inputs, compressed as CompressInputs does; they
 	// decompress to Count*Handles.Len()*InputSize bytes. Set them with PackInputs and read
 	// them with UnpackInputs.

@@ -12,7 +12,7 @@ import (
 func sample() []Message {
 	hdr := func(k Kind) Header { return Header{Kind: k, Session: 0xDEADBEEF, Seq: 0xFFFF} }
 	full := Message{Header: hdr(KindInput), StartTick: MaxTick - 1, AckTick: MaxTick,
-		Handles: 0b1000_0001, InputSize: 2, Players: MaxPlayers}
+		Handles: 0b1000_0001, InputSize: 2, Players: MaxPlayers, Lost: 0xFF, Quiet: 0b0100_0010}
 	for i := range full.Status {
 		full.Status[i] = PlayerStatus{Disconnected: i%3 == 0, LastTick: int64(i)*1000 - 1}
 	}
@@ -26,6 +26,8 @@ func sample() []Message {
 		{Header: hdr(KindInput), StartTick: 0, AckTick: NoTick, Handles: 1, InputSize: 1},
 		{Header: hdr(KindInput), AckTick: 5, InputSize: MaxInputSize, Players: 2,
 			Status: [MaxPlayers]PlayerStatus{{LastTick: NoTick}, {Disconnected: true, LastTick: 7}}},
+		{Header: hdr(KindInput), AckTick: 5, InputSize: 1, Players: 3, Lost: 0b100},
+		{Header: hdr(KindInput), AckTick: 5, InputSize: 1, Players: 3, Quiet: 0b010},
 		full,
 		{Header: hdr(KindInputAck), AckTick: NoTick},
 		{Header: hdr(KindInputAck), AckTick: MaxTick},
@@ -137,7 +139,8 @@ func TestPackUnpack(t *testing.T) {
 	for range 500 {
 		m := Message{Header: Header{Kind: KindInput, Session: r.Uint32(), Seq: uint16(r.Uint32())},
 			StartTick: r.Int64N(MaxTick / 2), AckTick: r.Int64N(MaxTick/2) - 1,
-			Handles: HandleSet(1 + r.IntN(255)), Players: r.IntN(MaxPlayers + 1)}
+			Handles: HandleSet(1 + r.IntN(255)), Players: r.IntN(MaxPlayers + 1),
+			Lost: HandleSet(r.IntN(3) * r.IntN(256)), Quiet: HandleSet(r.IntN(3) * r.IntN(256))}
 		m.InputSize = 1 + r.IntN(MaxTickBytes/m.Handles.Len())
 		m.InputSize = min(m.InputSize, MaxInputSize)
 		for i := range m.Players {
@@ -207,7 +210,7 @@ func prevTick(inputs, ref []byte, k, stride int) []byte {
 // room for a tick of MaxTickBytes, and PackInputs packs as many ticks as fit.
 func TestPackWorstCase(t *testing.T) {
 	m := Message{Header: Header{Kind: KindInput}, StartTick: MaxTick - 200, AckTick: MaxTick,
-		Handles: 0xFF, InputSize: MaxTickBytes / 8, Players: MaxPlayers}
+		Handles: 0xFF, InputSize: MaxTickBytes / 8, Players: MaxPlayers, Lost: 0x7F, Quiet: 0x80}
 	for i := range m.Status {
 		m.Status[i].LastTick = MaxTick
 	}
@@ -294,6 +297,10 @@ func TestDecodeRejects(t *testing.T) {
 		{"input tick bytes", in(0, 0, 0x1F, 64, 0, 0, 0), ErrMalformed, "Input.Handles"},
 		{"input count 129", in(0, 0, 1, 1, 129, 0, 0), ErrMalformed, "Input.Count"},
 		{"input no handles", in(0, 0, 0, 1, 1, 0, 0, 0x00, 1), ErrMalformed, "Input.Handles"},
+		{"input lost missing", in(0, 0, 1, 1, 0, 0x80, 0), ErrMalformed, "Input.Lost"},
+		{"input lost empty", in(0, 0, 1, 1, 0, 0x80, 0, 0), ErrMalformed, "Input.Lost"},
+		{"input quiet empty", in(0, 0, 1, 1, 0, 0xC0, 0, 1, 0), ErrMalformed, "Input.Quiet"},
+		{"input flags 0x20", in(0, 0, 1, 1, 0, 0x20, 0, 0, 0, 0, 0, 0, 0, 0, 0), ErrMalformed, "Input.Players"},
 		{"input players 9", in(0, 0, 1, 1, 0, 9, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), ErrMalformed, "Input.Players"},
 		{"input disconnected past players", in(0, 0, 1, 1, 0, 1, 0b10, 0), ErrMalformed, "Input.Status"},
 		{"input last tick missing", in(0, 0, 1, 1, 0, 2, 0, 0), ErrMalformed, "Input.Status.LastTick"},
