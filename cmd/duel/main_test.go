@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gameloop-go/gameloop/internal/duel"
 	"github.com/gameloop-go/gameloop/netplay"
 	"github.com/gameloop-go/gameloop/replay"
 )
@@ -209,5 +210,59 @@ func TestDesyncReported(t *testing.T) {
 		if err != nil || !strings.Contains(string(out), " matched (") {
 			t.Errorf("duel -replay %s: %v, %s; want matched", r.rec, err, out)
 		}
+	}
+}
+
+// A recording whose end record claims far more ticks than it holds (2^62, in 81 bytes: a
+// hostile file, or a damaged one) is refused at the first tick it holds no checksum for, as
+// a recording of duel holds one for every tick, rather than replayed for ever.
+func TestReplayClaimsTooManyTicks(t *testing.T) {
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		name      string
+		checksums int // of the first ticks, as the game replays them
+		want      string
+	}{
+		{"none", 0, `tick 2: no checksum recorded for tick 1`},
+		{"some", 3, `tick 5: no checksum recorded for tick 4`},
+	} {
+		rec := &replay.Recording{
+			Header:   replay.Header{Name: recordName, Meta: startMeta(1), TickRate: 60},
+			Ticks:    1 << 62,
+			Complete: true,
+		}
+		g := newGame(1, 1, nil)
+		for tick := 1; tick <= tt.checksums; tick++ {
+			g.state.Step([2]duel.Input{})
+			rec.Checksums = append(rec.Checksums, replay.Checksum{Tick: uint64(tick), Sum: g.state.Checksum()})
+		}
+		var buf bytes.Buffer
+		if err := rec.Encode(&buf); err != nil {
+			t.Fatal(err)
+		}
+		if tt.checksums == 0 {
+			t.Logf("the recording without checksums: %d bytes", buf.Len())
+		}
+		path := filepath.Join(dir, tt.name+".rec")
+		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		var stdout bytes.Buffer
+		err := runReplay(ctx, path, &stdout)
+		cancel()
+		if err == nil || !strings.Contains(err.Error(), tt.want) || errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("%s: %v, stdout %q; want an error saying %q at once", tt.name, err, stdout.String(), tt.want)
+		}
+		t.Logf("%s: %v", tt.name, err)
+		if tt.name != "some" {
+			continue
+		}
+		// Whatever a recording holds, a replay that runs too long is stopped, and says so.
+		err = replayWithin(context.Background(), path, &stdout, time.Nanosecond)
+		if want := "stopped after 1ns, which no recording of duel takes"; err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s replayed within 1ns: %v; want %q", tt.name, err, want)
+		}
+		t.Logf("%s replayed within 1ns: %v", tt.name, err)
 	}
 }

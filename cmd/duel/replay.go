@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/gameloop-go/gameloop"
 	"github.com/gameloop-go/gameloop/internal/duel"
 	"github.com/gameloop-go/gameloop/internal/replaycli"
 	"github.com/gameloop-go/gameloop/netplay"
@@ -18,15 +21,35 @@ import (
 // the recorded one after every tick. It prints the outcome ("replay: 600 ticks, matched
 // (...)") and the last tick's checksum, as -headless prints it; a mismatch is an error that
 // names the first tick that differed.
+//
+// Recordings of a desync are meant to be shared, so a replay takes no file on trust: one that
+// claims more ticks than it holds checksums for (duel records every tick's) is refused at the
+// first tick past them, and a replay that runs for over replayTimeout is stopped.
 func runReplay(ctx context.Context, path string, stdout io.Writer) error {
+	return replayWithin(ctx, path, stdout, replayTimeout)
+}
+
+// replayTimeout bounds a replay, as cmd/bounce bounds its own. Replays run as fast as they go: a
+// day of play replays in seconds, so only a recording far larger than any game makes comes
+// near it.
+const replayTimeout = 5 * time.Minute
+
+// replayWithin is runReplay, the replay stopped after timeout.
+func replayWithin(ctx context.Context, path string, stdout io.Writer, timeout time.Duration) error {
 	return replaycli.Run(ctx, path, stdout, func(ctx context.Context, h replay.Header, rec replaycli.Playable, w io.Writer) error {
 		seed, err := parseStart(h)
 		if err != nil {
 			return err
 		}
 		g := newGame(seed, 1, nil)
-		res, err := rec.Play(ctx, netplay.NewReplayGame(g, duel.Codec{}, 2), nil)
+		rg := &replayGame{ReplayGame: netplay.NewReplayGame(g, duel.Codec{}, 2), state: &g.state}
+		played, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		res, err := rec.Play(played, rg, nil)
 		if err != nil {
+			if ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+				return fmt.Errorf("stopped after %v, which no recording of duel takes to replay: %w", timeout, err)
+			}
 			return err
 		}
 		if err := replaycli.PrintResult(w, res); err != nil {
@@ -35,6 +58,31 @@ func runReplay(ctx context.Context, path string, stdout io.Writer) error {
 		_, err = fmt.Fprintf(w, "tick %d checksum %016x\n", g.state.Tick, g.state.Checksum())
 		return err
 	})
+}
+
+// replayGame is the game a replay runs: the recording's inputs into the duel, each tick
+// checked to follow one whose checksum the recording holds. A session records the checksum of
+// every tick, so a tick past the last checksum is a tick the recording only claims to hold:
+// without the check, an end record claiming billions of ticks (a few bytes) would replay them.
+type replayGame struct {
+	*netplay.ReplayGame[duel.Input]
+	state   *duel.State
+	checked uint64 // the last tick whose checksum was compared
+}
+
+func (r *replayGame) Update(u *gameloop.Update) error {
+	if u.Tick > r.checked+1 {
+		return fmt.Errorf("no checksum recorded for tick %d, where a recording of duel holds one for every tick: "+
+			"the recording is damaged, or was not made by duel", r.checked+1)
+	}
+	return r.ReplayGame.Update(u)
+}
+
+// Checksum returns the checksum of the state after the tick just played, which the replay
+// compares with the recorded one (replay.Checksummer).
+func (r *replayGame) Checksum() uint64 {
+	r.checked = r.state.Tick
+	return r.ReplayGame.Checksum()
 }
 
 // parseStart returns the seed a recording's header gives, checking that it is a duel's.
