@@ -9,7 +9,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
+	"runtime/debug"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -31,7 +34,9 @@ type simPeer struct {
 // Minutes at 60 Hz under every preset, the second peer starting half a second late: both
 // peers' recordings (every confirmed tick's inputs and checksum) agree tick for tick, and each
 // replays matched. One minute by default; GAMELOOP_DUEL_MINUTES=10 plays the ten that
-// docs/duel.md quotes.
+// docs/duel.md quotes, and then checks that its table says what this run measured: the
+// figures are the same every run (simulated time, seeded), so a change to netplay or the game
+// that moves them fails here until the table is regenerated.
 func TestSimulatedPresets(t *testing.T) {
 	minutes := 1
 	if s := os.Getenv("GAMELOOP_DUEL_MINUTES"); s != "" {
@@ -41,6 +46,10 @@ func TestSimulatedPresets(t *testing.T) {
 		}
 		minutes = n
 	}
+	var table map[string]string
+	if minutes == docMinutes {
+		table = docTable(t)
+	}
 	for _, preset := range netsim.PresetNames() {
 		t.Run(preset, func(t *testing.T) {
 			t.Parallel()
@@ -49,7 +58,7 @@ func TestSimulatedPresets(t *testing.T) {
 				t.Fatal(err)
 			}
 			ticks := uint64(minutes * 60 * duel.TickRate)
-			peers, st := simulate(t, cond, ticks, 500*time.Millisecond)
+			peers, figures := simulate(t, cond, ticks, 500*time.Millisecond)
 			recs := [2]*replay.Recording{}
 			for i, p := range peers {
 				rec, err := replay.Decode(bytes.NewReader(p.rec.Bytes()))
@@ -63,15 +72,115 @@ func TestSimulatedPresets(t *testing.T) {
 				}
 			}
 			compareRecordings(t, recs, ticks)
-			t.Logf("%s: %d ticks; %v", preset, ticks, st)
+			row := figures.row(preset)
+			t.Logf("%d ticks: %s", ticks, row)
+			if table == nil {
+				return
+			}
+			if why := figuresDiffer(); why != "" {
+				t.Logf("not compared with %s: %s", docPath, why)
+				return
+			}
+			if doc, ok := table[preset]; !ok {
+				t.Errorf("%s's table of TestSimulatedPresets has no row for %s; this run measured\n%s", docPath, preset, row)
+			} else if doc != row {
+				t.Errorf("%s's table of TestSimulatedPresets says\n%s\nthis run measured\n%s", docPath, doc, row)
+			}
 		})
 	}
+}
+
+// docPath is the document whose table TestSimulatedPresets checks, with docCommand, the
+// command there that made it, playing docMinutes minutes.
+const (
+	docPath    = "../../docs/duel.md"
+	docCommand = "GAMELOOP_DUEL_MINUTES=10 go test -count=1 -v -run TestSimulatedPresets ./cmd/duel"
+	docMinutes = 10
+)
+
+// docTable returns the rows of the table after docCommand in docPath, by preset, each with its
+// spaces squeezed.
+func docTable(t *testing.T) map[string]string {
+	t.Helper()
+	data, err := os.ReadFile(docPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(data), docCommand)
+	if !ok {
+		t.Fatalf("%s does not show %s", docPath, docCommand)
+	}
+	rows := map[string]string{}
+	inTable := false
+	for _, line := range strings.Split(after, "\n") {
+		line = strings.Join(strings.Fields(line), " ")
+		switch {
+		case strings.HasPrefix(line, "|"):
+			inTable = true
+			if cells := strings.Split(line, "|"); len(cells) > 2 {
+				rows[strings.TrimSpace(cells[1])] = line
+			}
+		case inTable:
+			return rows
+		}
+	}
+	return rows
+}
+
+// figuresDiffer says why this build's figures may differ from the table's, made on amd64 at
+// its default GOAMD64=v1, or returns "": where Go fuses x*y + z (arm64, GOAMD64=v3), floats
+// such as the time sync's may round otherwise, and so play otherwise.
+func figuresDiffer() string {
+	if runtime.GOARCH != "amd64" {
+		return "built for " + runtime.GOARCH + ", where floats may fuse"
+	}
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range info.Settings {
+			if s.Key == "GOAMD64" && s.Value != "v1" && s.Value != "v2" {
+				return "built with GOAMD64=" + s.Value + ", where floats may fuse"
+			}
+		}
+	}
+	return ""
+}
+
+// simFigures are the figures of both peers' sessions that docs/duel.md's table shows.
+type simFigures struct {
+	rollbacks, skipped [2]uint64
+	deepest            int
+	ping               [2]time.Duration
+	ahead              [2]float64
+}
+
+// row returns f as a row of docs/duel.md's table, as docTable returns it.
+func (f simFigures) row(preset string) string {
+	ahead := func(x float64) string {
+		s := fmt.Sprintf("%.1f", x)
+		if s == "-0.0" {
+			s = "0.0"
+		}
+		return s
+	}
+	return fmt.Sprintf("| %s | %s, %s | %d | %s, %s | %d, %d ms | %s, %s |", preset,
+		thousands(f.rollbacks[0]), thousands(f.rollbacks[1]), f.deepest,
+		thousands(f.skipped[0]), thousands(f.skipped[1]),
+		f.ping[0].Round(time.Millisecond).Milliseconds(), f.ping[1].Round(time.Millisecond).Milliseconds(),
+		ahead(f.ahead[0]), ahead(f.ahead[1]))
+}
+
+// thousands writes n with a comma between thousands, as the documents do: 17,201.
+func thousands(n uint64) string {
+	s := strconv.FormatUint(n, 10)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // simulate plays a game between two bots on a network with conditions c both ways, the
 // second peer starting late, until both have tick ticks final, and returns the peers and a
 // summary of their sessions' figures.
-func simulate(t *testing.T, c netsim.Conditions, ticks uint64, late time.Duration) ([2]*simPeer, string) {
+func simulate(t *testing.T, c netsim.Conditions, ticks uint64, late time.Duration) ([2]*simPeer, simFigures) {
 	t.Helper()
 	network := netsim.NewNetwork(1)
 	names := [2]string{"left", "right"}
@@ -137,7 +246,7 @@ func simulate(t *testing.T, c netsim.Conditions, ticks uint64, late time.Duratio
 		}
 		network.Advance(time.Millisecond)
 	}
-	var summary string
+	var figures simFigures
 	for i, p := range peers {
 		st := p.session.Stats()
 		ps := p.session.PeerStats(1 - i)
@@ -147,10 +256,11 @@ func simulate(t *testing.T, c netsim.Conditions, ticks uint64, late time.Duratio
 		if err := p.session.Close(); err != nil {
 			t.Fatal(err)
 		}
-		summary += fmt.Sprintf("peer %d: %d rollbacks, at most %d deep, %d skipped, ping %v, %.1f ahead; ",
-			i, st.Rollbacks, st.MaxRollback, st.Skipped, ps.Ping.Round(time.Millisecond), ps.TicksAhead)
+		figures.rollbacks[i], figures.skipped[i] = st.Rollbacks, st.Skipped
+		figures.deepest = max(figures.deepest, st.MaxRollback)
+		figures.ping[i], figures.ahead[i] = ps.Ping, ps.TicksAhead
 	}
-	return peers, summary
+	return peers, figures
 }
 
 // compareRecordings checks that two peers recorded the same checksum for every tick up to

@@ -191,11 +191,12 @@ var inSuite = map[string]string{
 	"bash scripts/test.d/wasm.sh":                                                                "scripts/test.sh runs every script of scripts/test.d",
 	"GAMELOOP_DUEL_TICKS=1800 go test -count=1 -v -run TestHeadlessThroughNetsimPoor ./cmd/duel": "scripts/test.sh's go test -race ./... runs it at 600 ticks",
 	"go test -count=1 -v -run TestFloatsFuseByBuild ./internal/duel":                             "scripts/test.sh's go test -race ./... runs it",
-	"GAMELOOP_DUEL_MINUTES=10 go test -count=1 -v -run TestSimulatedPresets ./cmd/duel":          "scripts/test.sh's go test -race ./... runs it for a minute of play",
 }
 
-// measuresInSuite lists the commands of inSuite that print figures the documents quote:
-// scripts/measure.sh runs them with the others at full length.
+// measuresInSuite lists the commands that print figures the documents quote and that no
+// shortening covers: those of inSuite, and those quick enough to run as pasted, such as
+// TestSimulatedPresets on simulated time, which checks its figures against docs/duel.md's
+// table when run as pasted. scripts/measure.sh runs them with the others at full length.
 var measuresInSuite = map[string]bool{
 	"go test -count=1 -v -run TestBrowser ./cmd/bounceweb":                                       true,
 	"GAMELOOP_DUEL_TICKS=1800 go test -count=1 -v -run TestHeadlessThroughNetsimPoor ./cmd/duel": true,
