@@ -170,27 +170,35 @@ func playShort(t *testing.T, dir, seedA, seedB string) string {
 }
 
 // Two peers whose games differ (a different seed each: a planted desync) both report the first
-// confirmed tick whose checksums differ, with both checksums, exit 1, and keep recordings that
-// replay matched, each to the checksum it reported as its own.
+// confirmed tick whose checksums differ, with both checksums, and stop there, exit 1, printing
+// no checksum of the tick they were asked for; each keeps a recording that replays matched, to
+// the checksum it reported as its own.
 func TestDesyncReported(t *testing.T) {
 	if testing.Short() {
-		t.Skip("plays a game of 2 seconds")
+		t.Skip("plays a game of a second or two")
 	}
 	dir := t.TempDir()
 	recA := filepath.Join(dir, "a.rec")
-	a := start(t, "duel -listen", bins.duel, "-listen", "127.0.0.1:0", "-headless", "-ticks", "120", "-bot", "1", "-seed", "1", "-record", recA)
+	const ticks = "600" // 10 s of play, which the peers stop well before
+	a := start(t, "duel -listen", bins.duel, "-listen", "127.0.0.1:0", "-headless", "-ticks", ticks, "-bot", "1", "-seed", "1", "-record", recA)
 	addr := a.waitFor(waitingRE, true, time.Minute)
-	b := startEnv(t, []string{"TMPDIR=" + dir}, "duel -connect", bins.duel, "-connect", addr, "-headless", "-ticks", "120", "-bot", "2", "-seed", "2")
+	b := startEnv(t, []string{"TMPDIR=" + dir}, "duel -connect", bins.duel, "-connect", addr, "-headless", "-ticks", ticks, "-bot", "2", "-seed", "2")
 	desyncRE := regexp.MustCompile(`desync at tick (\d+): checksum 0x([0-9a-f]{16}) here, 0x([0-9a-f]{16}) there`)
 	keptRE := regexp.MustCompile(`recorded in (\S+):`)
 	type report struct{ tick, here, there, rec string }
 	var reports []report
 	for _, p := range []*process{a, b} {
 		code := p.wait(time.Minute)
-		_, errOut := p.output()
+		out, errOut := p.output()
 		m, kept := desyncRE.FindStringSubmatch(errOut), keptRE.FindStringSubmatch(errOut)
 		if code != exitError || m == nil || kept == nil {
 			t.Fatalf("%s: exit status %d, stderr %q; want %d, the desync and the recording kept", p.name, code, errOut, exitError)
+		}
+		if out != "" {
+			t.Errorf("%s printed %q: want nothing on stdout, the game stopped at the desync", p.name, out)
+		}
+		if i := statsRE.FindStringIndex(errOut); i != nil && i[0] < desyncRE.FindStringIndex(errOut)[0] {
+			t.Errorf("%s: the session's figures before the desync: want the desync first:\n%s", p.name, errOut)
 		}
 		reports = append(reports, report{m[1], m[2], m[3], kept[1]})
 		t.Logf("%s: %s", p.name, strings.TrimSpace(errOut))

@@ -68,14 +68,14 @@ func runNetwork(ctx context.Context, opts options, stdout, stderr io.Writer) err
 	}
 
 	err = a.play(ctx)
-	if opts.headless && a.session != nil && a.loop != nil {
-		a.printStats(stderr)
-	}
-	err = errors.Join(err, a.close())
 	desync := a.desync != nil
 	if desync {
 		fmt.Fprintf(stderr, "duel: %v\n", a.desync)
 	}
+	if opts.headless && a.session != nil && a.loop != nil {
+		a.printStats(stderr)
+	}
+	err = errors.Join(err, a.close())
 	if cerr := rec.close(desync); cerr != nil {
 		err = errors.Join(err, cerr)
 	} else if desync {
@@ -338,6 +338,10 @@ func (a *app) Update(u *gameloop.Update) error {
 		return err
 	}
 	if a.opts.headless {
+		if a.desync != nil {
+			// The games went apart: playing on would only print a checksum of one of them.
+			return gameloop.ErrStop
+		}
 		return a.headlessEnd()
 	}
 	return nil
