@@ -7,6 +7,7 @@ package main
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -236,4 +237,36 @@ func (p *pane) waitExit(want int) {
 	if m := exitRE.FindStringSubmatch(s.String()); m[1] != fmt.Sprint(want) {
 		p.tm.t.Errorf("%s: duel exited with status %s, want %d; the screen:\n%s", p.name, m[1], want, s)
 	}
+}
+
+// -connect to an address where no one answers: the screen says that it waits for the other
+// player and counts the handshake tries; q quits.
+func TestTerminalConnectWaiting(t *testing.T) {
+	tmux, err := exec.LookPath("tmux")
+	if err != nil {
+		if os.Getenv("GAMELOOP_REQUIRE_ALL") == "1" {
+			t.Fatal("tmux is not installed (scripts/packages/term.txt lists it), and GAMELOOP_REQUIRE_ALL=1")
+		}
+		t.Skip("tmux is not installed: skipping the terminal test")
+	}
+	silent, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer silent.Close()
+	addr := silent.LocalAddr().String()
+	tm := &tmuxServer{t: t, bin: tmux, socket: filepath.Join(t.TempDir(), "tmux.sock")}
+	t.Cleanup(func() { _ = exec.Command(tm.bin, "-S", tm.socket, "kill-server").Run() })
+	p := tm.session("duel-connect", "-connect", addr, "-connect-timeout", "0")
+	tries := regexp.MustCompile(`^waiting for the other player at ` + regexp.QuoteMeta(addr) + `: (\d+) tries in \d+s$`)
+	s := p.waitFor("the wait for the other player, with the tries counted", func(s screen) bool {
+		if len(s) < 2 {
+			return false
+		}
+		m := tries.FindStringSubmatch(s[len(s)-2])
+		return m != nil && atoi(m[1]) >= 2
+	})
+	t.Logf("%s", s[len(s)-2])
+	p.sendKeys("-l", "q")
+	p.waitExit(0)
 }

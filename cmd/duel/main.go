@@ -42,6 +42,7 @@ import (
 	"os/signal"
 	"strconv"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -51,6 +52,7 @@ import (
 // options are the command's flags.
 type options struct {
 	listen, connect string
+	connectTimeout  time.Duration
 	delay, window   int
 	seed            uint64
 	record          string
@@ -88,8 +90,9 @@ const maxTicks = 24 * 60 * 60 * 60
 
 // Defaults of the session's settings.
 const (
-	defaultDelay  = 2
-	defaultWindow = netplay.DefaultPredictionWindow
+	defaultDelay          = 2
+	defaultWindow         = netplay.DefaultPredictionWindow
+	defaultConnectTimeout = 30 * time.Second
 )
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -100,6 +103,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&o.listen, "listen", "", "wait for the other player on this UDP `address` (host:port, or :port); you play the left paddle")
 	fs.StringVar(&o.connect, "connect", "", "join the player listening at this UDP `address` (:port for this machine); you play the right paddle")
+	fs.DurationVar(&o.connectTimeout, "connect-timeout", defaultConnectTimeout, "with -connect, give up if the game has not started after this long (0 waits for ever)")
 	fs.IntVar(&o.delay, "delay", defaultDelay, "input delay in ticks: your input counts this many ticks after you give it (0 to 30)")
 	fs.IntVar(&o.window, "window", defaultWindow, "prediction window in ticks: how far the game may run ahead of the other player's input (1 to 60; 0 for lockstep)")
 	fs.Uint64Var(&o.seed, "seed", 1, "the game's seed; both players must give the same")
@@ -135,6 +139,8 @@ func checkOptions(o *options) error {
 		return fmt.Errorf("-delay %d: must be 0 to %d", o.delay, netplay.MaxInputDelay)
 	case o.window < 0 || o.window > netplay.MaxPredictionWindow:
 		return fmt.Errorf("-window %d: must be 0 (lockstep) to %d", o.window, netplay.MaxPredictionWindow)
+	case o.connectTimeout < 0:
+		return fmt.Errorf("-connect-timeout %v: must not be negative (0 waits for ever)", o.connectTimeout)
 	case o.ticks > maxTicks:
 		return fmt.Errorf("-ticks %d: at most %d (a day)", o.ticks, maxTicks)
 	case modes == 0:

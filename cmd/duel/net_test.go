@@ -416,3 +416,30 @@ func TestConnectWithoutHost(t *testing.T) {
 		t.Fatalf("tick %s: checksum %s at the listener, %s at the other peer", ticks, sums[a.name], sums[b.name])
 	}
 }
+
+// -connect to an address where no player answers says, within a second, that it waits for the
+// other player and how many handshake tries it made, then gives up after -connect-timeout:
+// exit 1 and a message that says why.
+func TestConnectNoAnswer(t *testing.T) {
+	t.Parallel()
+	// A socket that reads nothing: the handshakes arrive, and no one answers.
+	silent, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer silent.Close()
+	addr := silent.LocalAddr().String()
+	b := start(t, "duel -connect", bins.duel, "-connect", addr, "-headless", "-ticks", "60", "-bot", "2", "-connect-timeout", "2s")
+	code := b.wait(time.Minute)
+	_, errOut := b.output()
+	waiting := regexp.MustCompile(`duel: waiting for the other player at ` + regexp.QuoteMeta(addr) + `: (\d+) tries in 1s of 2s`)
+	gaveUp := regexp.MustCompile(`duel: no answer from the other player at ` + regexp.QuoteMeta(addr) + ` in 2s \((\d+) handshake tries\)`)
+	w, g := waiting.FindStringSubmatchIndex(errOut), gaveUp.FindStringSubmatchIndex(errOut)
+	if code != exitError || w == nil || g == nil || w[0] > g[0] {
+		t.Fatalf("duel -connect %s with no one there: exit status %d, stderr:\n%s\nwant %d, %q then %q", addr, code, errOut, exitError, waiting, gaveUp)
+	}
+	if tries := atoi(errOut[g[2]:g[3]]); tries < 1 {
+		t.Errorf("%d handshake tries in 2s: want one every 200 ms, one at least", tries)
+	}
+	t.Logf("duel -connect %s, no one there:\n%s", addr, errOut)
+}

@@ -68,11 +68,14 @@ func runNetwork(ctx context.Context, opts options, stdout, stderr io.Writer) err
 	}
 
 	err = a.play(ctx)
+	if err == nil {
+		err = a.failed
+	}
 	desync := a.desync != nil
 	if desync {
 		fmt.Fprintf(stderr, "duel: %v\n", a.desync)
 	}
-	if opts.headless && a.session != nil && a.loop != nil {
+	if opts.headless && a.running && a.loop != nil {
 		a.printStats(stderr)
 	}
 	err = errors.Join(err, a.close())
@@ -197,8 +200,16 @@ type app struct {
 	view    *duel.View
 	status  duel.Status
 	events  []netplay.Event
+	heard   bool           // the other player has answered the handshake
+	running bool           // the handshake is done: the game runs
 	peerOut bool           // the other player left or was disconnected
+	failed  error          // why the game ended, told as it is (the loop's errors name the tick)
 	desync  *netplay.Event // the first desync seen
+
+	// waitStart is when the loop first ran while connecting (-connect), by its clock;
+	// nextNotice, how long after it the next line saying so is due (-headless).
+	waitStart, nextNotice time.Duration
+	waitStarted           bool
 
 	// final is the last tick whose state is final: every input up to it has arrived, and any
 	// wrong prediction before it has been played again.
@@ -334,6 +345,12 @@ func (a *app) Update(u *gameloop.Update) error {
 	for i := range a.events {
 		a.event(&a.events[i])
 	}
+	if a.opts.connect != "" && !a.running {
+		if err := a.connecting(); err != nil {
+			a.failed = err
+			return gameloop.ErrStop
+		}
+	}
 	if err := a.finalize(); err != nil {
 		return err
 	}
@@ -346,6 +363,51 @@ func (a *app) Update(u *gameloop.Update) error {
 	}
 	return nil
 }
+
+// connecting tells, while the game has not started, that this side waits for the other player
+// (-connect) and how many handshakes it sent; past -connect-timeout it gives up. With no one
+// listening at the address, or a firewall in the way, nothing comes back to say so: without
+// this the wait would be silent and endless.
+func (a *app) connecting() error {
+	now := a.loop.Clock().Now()
+	if !a.waitStarted {
+		a.waitStart, a.nextNotice, a.waitStarted = now, firstNotice, true
+	}
+	waited := now - a.waitStart
+	tries := a.session.PeerStats(1 - a.local).PacketsSent
+	peer := a.opts.connect
+	if timeout := a.opts.connectTimeout; timeout > 0 && waited >= timeout {
+		if a.heard {
+			return fmt.Errorf("the handshake with the other player at %s did not finish in %v (-connect-timeout waits longer)", peer, timeout)
+		}
+		return fmt.Errorf("no answer from the other player at %s in %v (%d handshake tries): is duel -listen running there, "+
+			"with no one else playing yet, and can this machine reach its port? (-connect-timeout waits longer)", peer, timeout, tries)
+	}
+	if a.heard {
+		return nil // the events say how the handshake goes
+	}
+	// Short enough for the message row of an 80-column terminal with an IPv4 address.
+	triesWord := "tries"
+	if tries == 1 {
+		triesWord = "try"
+	}
+	a.status.Message = fmt.Sprintf("waiting for the other player at %s: %d %s in %v", peer, tries, triesWord, waited.Truncate(time.Second))
+	if timeout := a.opts.connectTimeout; timeout > 0 {
+		a.status.Message += fmt.Sprintf(" of %v", timeout)
+	}
+	if a.opts.headless && waited >= a.nextNotice {
+		fmt.Fprintf(a.stderr, "duel: %s\n", a.status.Message)
+		a.nextNotice = waited.Truncate(time.Second) + noticeEvery
+	}
+	return nil
+}
+
+// firstNotice is how long -headless waits for an answer before it says that it waits;
+// noticeEvery, how often it says so again.
+const (
+	firstNotice = time.Second
+	noticeEvery = 5 * time.Second
+)
 
 // finalize takes the checksums of the ticks that have become final since the last tick: those
 // the status line shows and the one -headless prints. After the session's requests are carried
@@ -378,8 +440,10 @@ func (a *app) finalize() error {
 func (a *app) event(e *netplay.Event) {
 	switch e.Kind {
 	case netplay.EventSynchronizing:
+		a.heard = true
 		a.status.Message = fmt.Sprintf("synchronizing with the other player: %d of %d", e.Count, e.Total)
 	case netplay.EventRunning:
+		a.running = true
 		a.status.Message = "playing: " + sideName(a.local) + " paddle is yours"
 	case netplay.EventInterrupted:
 		a.status.Message = fmt.Sprintf("the other player is not heard from: disconnecting in %v", e.Timeout.Round(100*time.Millisecond))
