@@ -60,10 +60,21 @@
 // acknowledged input), until the other acknowledges them; quality reports (round trip, ticks
 // ahead) and keep-alives every 200 ms; and, every DesyncInterval confirmed ticks, a checksum.
 // A peer unheard for DisconnectNotice raises EventInterrupted, and EventResumed when it is
-// heard again; unheard for DisconnectTimeout it is disconnected (EventDisconnected), and the
-// game goes on with that player's input marked Disconnected from the last tick of it any peer
-// received (the peers agree on it through their reports), or ends, as Config.EndOnDisconnect
-// says.
+// heard again; unheard for DisconnectTimeout, or once it says goodbye (Close), it is lost for
+// good. Its players are disconnected (EventDisconnected) once every peer still heard has lost
+// it too, and the game goes on with their input marked Disconnected after a tick the peers
+// agree on, or ends, as Config.EndOnDisconnect says.
+//
+// # Peers leaving
+//
+// Every peer that keeps playing runs the same game, whichever peers vanish and in whatever
+// order: the tick after which a vanished player's input stops is the least of the last ticks
+// of it the remaining peers hold, and no peer makes a tick final (Stats.Confirmed) while a
+// disconnection still being agreed could reach back before it. When the link between two peers
+// fails while both still reach others, the two cannot both stay (a peer hearing both would
+// have to play two games): the one with the higher handle leaves the game, its Advance
+// returning an error wrapping ErrCutOff, and the others drop it as they drop a peer that
+// vanished. docs/netplay.md gives the argument and the tests.
 // Packets from an address that is not a peer, malformed packets and inputs for a handle that is
 // not the sender's are dropped and counted (Stats). Everything is driven by the time the caller
 // passes in (Poll, Advance): a session reads no clock, so tests run minutes of play on

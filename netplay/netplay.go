@@ -291,8 +291,8 @@ type Event struct {
 	Kind   EventKind
 	Handle int // the remote player concerned
 	// Tick: EventDesync, the tick whose checksums differ; EventDisconnected, the last tick of
-	// the player's input (with three peers or more, they may then agree on an earlier one,
-	// which PeerStats reports).
+	// the player's input as proposed here (with three peers or more, they may then agree on
+	// an earlier one, which PeerStats reports).
 	Tick uint64
 	// Local and Remote are the two checksums of EventDesync.
 	Local, Remote uint64
@@ -301,7 +301,7 @@ type Event struct {
 	// Timeout is the time left before disconnection, for EventInterrupted.
 	Timeout time.Duration
 	// Reason says why a player was disconnected (EventDisconnected): "unheard for 2s", "it
-	// left", or "another peer lost it".
+	// left", or "it lost this peer" (the link failed the other way).
 	Reason string
 }
 
@@ -329,8 +329,10 @@ func (e Event) String() string {
 
 // Stats is what a session has done so far.
 type Stats struct {
-	// Tick is the last tick run; Confirmed the last tick whose inputs have all arrived (with
-	// three peers or more, at every peer), so that it will not run again.
+	// Tick is the last tick run; Confirmed the last tick that is final: its inputs have all
+	// arrived (with three peers or more, at every peer), none that arrived since it ran
+	// proved a prediction wrong, and no disconnection still being agreed can reach back
+	// before it, so that it will not run again.
 	Tick, Confirmed uint64
 	// Rollbacks counts the rollbacks; LastRollback and MaxRollback are the depth, in ticks
 	// played again, of the last and the deepest.
@@ -365,7 +367,9 @@ type PeerStats struct {
 	TicksAhead float64
 	// Confirmed is the last tick whose input from that player has arrived.
 	Confirmed uint64
-	// Status is Confirmed while the peer is connected, Disconnected once it is not.
+	// Status is Confirmed while the peer is connected, Disconnected once it is lost (its
+	// players may be disconnected a little later, once the others have lost it too). Ping
+	// and TicksAhead are 0 then: no longer measured.
 	Status Status
 	// Interrupted reports whether the peer is unheard for over DisconnectNotice.
 	Interrupted bool

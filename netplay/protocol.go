@@ -109,6 +109,9 @@ func (s *Session[I]) handle(pr *peer, m *wire.Message) bool {
 		return false
 	}
 	s.heard(pr)
+	if s.leaving {
+		return true // cut off: nothing but that it is still there matters now
+	}
 	switch m.Kind {
 	case wire.KindInput:
 		return s.handleInput(pr, m)
@@ -138,7 +141,7 @@ func (s *Session[I]) handle(pr *peer, m *wire.Message) bool {
 		s.compareSums(pr)
 	case wire.KindKeepAlive:
 	case wire.KindBye:
-		s.disconnect(pr, "it left")
+		s.lose(pr, reasonLeft)
 	}
 	return true
 }
@@ -168,22 +171,34 @@ func (s *Session[I]) handleInput(pr *peer, m *wire.Message) bool {
 		return false
 	}
 	s.ack(pr, m.AckTick)
-	// How far the sender has the other players' inputs, and the players it has seen
-	// disconnected, at the least tick any peer reports.
+	// How far the sender has the other players' inputs, the players it has dropped and
+	// after which tick, and the peers it has lost or not heard lately (membership.go).
 	for h := range m.Players {
 		st := m.Status[h]
 		q := s.queues[h]
 		if q.local || pr.handles.Has(h) {
 			continue
 		}
+		last := uint64(max(st.LastTick, 0))
 		if !st.Disconnected {
-			pr.reported[h] = max(pr.reported[h], uint64(max(st.LastTick, 0)))
+			pr.reported[h] = max(pr.reported[h], last)
 			continue
 		}
-		last := uint64(max(st.LastTick, 0))
-		if !q.gone || last < q.goneAfter {
-			s.disconnectPlayer(h, min(last, q.confirmed), "another peer lost it")
+		if !pr.dropped.Has(h) || last < pr.dropAfter[h] {
+			pr.dropAfter[h] = last
 		}
+		pr.dropped |= 1 << h
+		if q.gone && last < q.goneAfter {
+			q.goneAfter = last
+		}
+	}
+	pr.lostBy |= m.Lost
+	if int16(m.Seq-pr.quietSeq) > 0 || pr.reportAt == 0 {
+		pr.quiet, pr.quietSeq = m.Quiet, m.Seq
+	}
+	pr.reportAt = s.now
+	if m.Lost&s.local != 0 {
+		s.lose(pr, "it lost this peer")
 	}
 	if m.Count == 0 {
 		return true
@@ -241,31 +256,24 @@ func (s *Session[I]) handleInput(pr *peer, m *wire.Message) bool {
 	return true
 }
 
-// disconnectPlayer marks handle h disconnected after tick last, for the reason why.
-func (s *Session[I]) disconnectPlayer(h int, last uint64, why string) {
-	q := s.queues[h]
-	was := q.gone
-	q.gone, q.goneAfter = true, last
-	if !was {
-		s.event(Event{Kind: EventDisconnected, Handle: h, Tick: last, Reason: why})
-		if s.cfg.EndOnDisconnect && s.endErr == nil {
-			s.endErr = fmt.Errorf("%w: player %d (%s), after tick %d", ErrDisconnected, h, why, last)
+// quiet returns the players whose peer, not lost, has not been heard from for the notice.
+func (s *Session[I]) quiet() wire.HandleSet {
+	var q wire.HandleSet
+	for _, pr := range s.peers {
+		if pr.state == peerRunning && pr.interrupted {
+			q |= pr.handles
 		}
 	}
+	return q
 }
 
-// disconnect disconnects pr and its players.
-func (s *Session[I]) disconnect(pr *peer, why string) {
-	if pr.state == peerGone {
-		return
-	}
-	pr.state = peerGone
-	pr.stats.Status = Disconnected
-	for h, q := range s.queues {
-		if pr.handles.Has(h) && !q.gone {
-			// The least tick of its input that any peer still here has: the others
-			// come to the same (they report it, and take the least they hear).
-			s.disconnectPlayer(h, min(q.confirmed, s.reported(h)), why)
+// sayBye tells every peer still heard that this one is leaving.
+func (s *Session[I]) sayBye() {
+	for _, pr := range s.peers {
+		if pr.state == peerRunning {
+			s.out = wire.Message{}
+			s.out.Kind = wire.KindBye
+			s.send(pr, &s.out)
 		}
 	}
 }
@@ -273,6 +281,22 @@ func (s *Session[I]) disconnect(pr *peer, why string) {
 // timers runs the protocol's timers: handshake retries, disconnection, quality reports,
 // keep-alives and resends.
 func (s *Session[I]) timers() {
+	if s.leaving {
+		// Cut off: only goodbyes, until the peers still heard stop answering (a goodbye
+		// may be lost).
+		for _, pr := range s.peers {
+			if pr.state == peerRunning && s.now-pr.lastSent >= keepAliveInterval {
+				if s.now-pr.lastHeard >= s.cfg.DisconnectTimeout {
+					s.lose(pr, fmt.Sprintf("unheard for %v", s.cfg.DisconnectTimeout))
+					continue
+				}
+				s.out = wire.Message{}
+				s.out.Kind = wire.KindBye
+				s.send(pr, &s.out)
+			}
+		}
+		return
+	}
 	for _, pr := range s.peers {
 		switch pr.state {
 		case peerSyncing:
@@ -285,11 +309,18 @@ func (s *Session[I]) timers() {
 			continue
 		}
 		if !s.running {
+			// Synchronized with pr but not yet with every peer: pr may be running
+			// already, and would take this one for gone if it heard nothing.
+			if s.now-pr.lastSent >= keepAliveInterval {
+				s.out = wire.Message{}
+				s.out.Kind = wire.KindKeepAlive
+				s.send(pr, &s.out)
+			}
 			continue
 		}
 		silent := s.now - pr.lastHeard
 		if silent >= s.cfg.DisconnectTimeout {
-			s.disconnect(pr, fmt.Sprintf("unheard for %v", s.cfg.DisconnectTimeout))
+			s.lose(pr, fmt.Sprintf("unheard for %v", s.cfg.DisconnectTimeout))
 			continue
 		}
 		if silent >= s.cfg.DisconnectNotice && !pr.interrupted {
@@ -309,7 +340,10 @@ func (s *Session[I]) timers() {
 				s.sendChecksum(pr, last.tick, last.sum)
 			}
 		}
-		if s.now-pr.lastSent >= keepAliveInterval {
+		// An Input at least every keepAliveInterval, even while nothing else moves (a
+		// quality report keeps the peer from timing out, but only an Input carries what
+		// this peer hears, which the membership agreement waits for).
+		if s.now-pr.lastSent >= keepAliveInterval || s.now-pr.lastInput >= keepAliveInterval {
 			s.sendInput(pr)
 		}
 	}
@@ -364,7 +398,7 @@ func (s *Session[I]) syncRequest(pr *peer) {
 func (s *Session[I]) sendInputs() {
 	last := s.localConfirmed()
 	for _, pr := range s.peers {
-		if pr.state == peerRunning && (pr.acked < last || pr.lastAckSent != s.peerConfirmed(pr) || s.statusMoved(pr)) {
+		if pr.state == peerRunning && (pr.acked < last || pr.lastAckSent != s.peerConfirmed(pr) || s.statusMoved(pr) || pr.lostSent != s.lost || pr.quietSent != s.quiet()) {
 			s.sendInput(pr)
 		}
 	}
@@ -404,10 +438,13 @@ func (s *Session[I]) sendInput(pr *peer) {
 		m.AckTick = int64(c)
 	}
 	pr.lastAckSent = s.peerConfirmed(pr)
+	pr.lastInput = s.now
 	for h, q := range s.queues {
 		m.Status[h] = wire.PlayerStatus{Disconnected: q.gone, LastTick: int64(q.status())}
 		pr.statusSent[h] = m.Status[h]
 	}
+	m.Lost, m.Quiet = s.lost, s.quiet()
+	pr.lostSent, pr.quietSent = m.Lost, m.Quiet
 	last := s.localConfirmed()
 	start := pr.acked + 1
 	m.StartTick = int64(start)

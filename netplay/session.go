@@ -107,6 +107,7 @@ type peer struct {
 	seq         uint16
 	acked       uint64 // our inputs it has, up to this tick
 	lastSent    time.Duration
+	lastInput   time.Duration // when the last Input was sent
 	lastQuality time.Duration
 	lastAckSent uint64
 
@@ -123,10 +124,28 @@ type peer struct {
 	aheadRemote float64 // its estimate of how far it runs ahead of us, as reported
 	haveAhead   bool
 
-	// reported is how far it reports having each other player's input (Input.Status);
-	// statusSent is what we last reported to it.
+	// reported is how far it reports having each other player's input (Input.Status), the
+	// most it reported while the player was connected; statusSent is what we last reported
+	// to it.
 	reported   [MaxPlayers]uint64
 	statusSent [MaxPlayers]wire.PlayerStatus
+	// What it reports of the players it has disconnected, and of the peers it hears (see
+	// membership.go): dropped, the players it has disconnected, each after dropAfter (the
+	// least it reported); lostBy, the players whose peer it has lost; quiet, those whose
+	// peer it has not heard from for its notice (its newest report, by quietSeq).
+	dropped   wire.HandleSet
+	dropAfter [MaxPlayers]uint64
+	lostBy    wire.HandleSet
+	quiet     wire.HandleSet
+	quietSeq  uint16
+	reportAt  time.Duration // when its newest report arrived
+	lostSent  wire.HandleSet
+	quietSent wire.HandleSet
+
+	// lostAt and lostWhy: when and why we lost it (state peerGone).
+	lostAt  time.Duration
+	lostWhy string
+	left    bool // it said goodbye
 
 	// sumResent is the tick of the last of our checksums sent to it a second time.
 	sumResent uint64
@@ -169,11 +188,17 @@ type Session[I comparable] struct {
 	zero    I // the zero input: what Disconnected players give
 	decoded I // Get of zero bytes: the input before any (ticks up to the delay)
 
+	// lost holds the players whose peer we have lost (membership.go); first is our
+	// lowest local handle, which decides who leaves when a link between two peers is cut.
+	lost  wire.HandleSet
+	first int
+
 	tick       uint64 // the last tick run
 	pending    []I    // the local inputs for the next tick, by handle
 	hasPending []bool
 	running    bool
 	closed     bool
+	leaving    bool // cut off from the game (membership.go)
 	now        time.Duration
 
 	// The requests of the last Advance, and the memory they point into.
@@ -256,6 +281,9 @@ func NewSession[I comparable](conn net.PacketConn, cfg Config[I]) (*Session[I], 
 		}
 		s.queues = append(s.queues, q)
 		if p.Local {
+			if s.local == 0 {
+				s.first = h
+			}
 			s.local |= 1 << h
 			s.nlocal++
 			q.confirmed = uint64(s.delay) // the ticks before the delay have the zero input
@@ -404,7 +432,9 @@ func (s *Session[I]) TimeScale() float64 { return s.timeScale }
 func (s *Session[I]) Stats() Stats {
 	st := s.stats
 	st.Tick = s.tick
-	st.Confirmed = min(s.confirmed(), s.tick)
+	// A tick that an input received since the last Advance proved mispredicted will run
+	// again: not final yet.
+	st.Confirmed = min(s.confirmed(), s.tick, s.firstWrong()-1)
 	st.TimeScale = s.timeScale
 	overflowed, readErrors := s.tr.counts()
 	st.Dropped += overflowed
@@ -429,6 +459,10 @@ func (s *Session[I]) PeerStats(handle int) PeerStats {
 		st.Status = Disconnected
 		st.Confirmed = q.goneAfter
 	}
+	if pr.state == peerGone {
+		// No longer measured.
+		st.Ping, st.TicksAhead, st.Interrupted = 0, 0, false
+	}
 	return st
 }
 
@@ -441,60 +475,6 @@ func (pr *peer) advantage() float64 {
 	return (pr.aheadLocal - pr.aheadRemote) / 2
 }
 
-// confirmed returns the last tick whose inputs are all known, and final: no later change can
-// make a tick up to it run again.
-//
-// With three or more peers, a remote player's input counts as known only as far as every
-// other peer has reported having it too: should that player's peer vanish, the others agree
-// to stop its input at the least tick any of them has (see disconnect), and the ticks after it
-// run again.
-func (s *Session[I]) confirmed() uint64 {
-	c := uint64(math.MaxUint64)
-	for h, q := range s.queues {
-		if q.gone {
-			continue
-		}
-		c = min(c, q.confirmed)
-		if !q.local {
-			c = min(c, s.reported(h))
-		}
-	}
-	return c
-}
-
-// limit returns the tick the prediction window counts from: the last tick whose inputs are
-// all known here, held back to the window (depth - window) past what the other peers report
-// having of each remote player, so that a rollback to where they stop a vanished player's
-// input stays within the depth kept.
-func (s *Session[I]) limit() uint64 {
-	c := uint64(math.MaxUint64)
-	extra := uint64(s.depth - s.window)
-	for h, q := range s.queues {
-		if q.gone {
-			continue
-		}
-		c = min(c, q.confirmed)
-		if !q.local {
-			if r := s.reported(h); r != math.MaxUint64 {
-				c = min(c, r+extra)
-			}
-		}
-	}
-	return c
-}
-
-// reported returns the least tick up to which the running peers other than its own report
-// having remote player h's input (MaxUint64 if there are none).
-func (s *Session[I]) reported(h int) uint64 {
-	c := uint64(math.MaxUint64)
-	for _, pr := range s.peers {
-		if pr.state == peerRunning && !pr.handles.Has(h) {
-			c = min(c, pr.reported[h])
-		}
-	}
-	return c
-}
-
 // Close tells the peers this one is leaving, ends the recording, if any, stops the reader
 // goroutine, if any, and closes the conn. Closing twice does nothing.
 func (s *Session[I]) Close() error {
@@ -504,13 +484,7 @@ func (s *Session[I]) Close() error {
 	s.takeChecksums()
 	s.handleFinal()
 	s.closed = true
-	for _, pr := range s.peers {
-		if pr.state == peerRunning {
-			s.out = wire.Message{}
-			s.out.Kind = wire.KindBye
-			s.send(pr, &s.out)
-		}
-	}
+	s.sayBye()
 	var err error
 	if s.rec != nil {
 		err = errors.Join(s.recErr, s.rec.close())
@@ -529,6 +503,7 @@ func (s *Session[I]) Poll(now time.Duration) {
 	s.now = max(s.now, now)
 	s.receive()
 	s.timers()
+	s.membership()
 }
 
 // Advance polls (see Poll) and runs the next tick: it returns the requests the game must carry

@@ -28,7 +28,8 @@ type simPeer struct {
 	eventTimes []time.Duration // when each event was taken, on the network's time
 	done       bool            // killed
 	err        error
-	depths     []int // ticks run again at each tick
+	depths     []int  // ticks run again at each tick
+	finalAt    uint64 // a final tick, noted by a test
 }
 
 // simClock is a peer's clock, and the loop around the schedule for NewLoopGame.
