@@ -75,19 +75,29 @@ func squeeze(s string) string {
 }
 
 // TestGoSnippets checks every Go block of the documents: whole programs are built and run and
-// must exit 0 with output; fragments must be, as written, in snippets_test.go or in another Go
-// file of the repository (one for WebAssembly, say, which scripts/test.d/wasm.sh builds).
+// must exit 0 with output, and print exactly the block after them where that block is marked
+// "output" (a program whose output is the same every run); fragments must be, as written, in
+// snippets_test.go or in another Go file of the repository (one for WebAssembly, say, which
+// scripts/test.d/wasm.sh builds).
 func TestGoSnippets(t *testing.T) {
 	haystack := squeeze(goSources(t))
 	n := 0
 	for _, doc := range docs(t) {
-		for _, b := range blocks(t, doc) {
+		bs := blocks(t, doc)
+		for i, b := range bs {
+			if b.info == "output" && (i == 0 || !isProgram(bs[i-1])) {
+				t.Errorf("%s: an output block follows no Go program, so nothing checks it", b.where)
+			}
 			if b.info != "go" {
 				continue
 			}
 			n++
-			if strings.HasPrefix(strings.TrimSpace(b.text), "package main") {
-				t.Run(b.where, func(t *testing.T) { runProgram(t, b) })
+			if isProgram(b) {
+				var want *block
+				if i+1 < len(bs) && bs[i+1].info == "output" {
+					want = &bs[i+1]
+				}
+				t.Run(b.where, func(t *testing.T) { runProgram(t, b, want) })
 				continue
 			}
 			if !strings.Contains(haystack, squeeze(b.text)) {
@@ -98,6 +108,11 @@ func TestGoSnippets(t *testing.T) {
 	if n < 5 {
 		t.Fatalf("only %d Go blocks found: the documents have moved?", n)
 	}
+}
+
+// isProgram reports whether b is a whole Go program.
+func isProgram(b block) bool {
+	return b.info == "go" && strings.HasPrefix(strings.TrimSpace(b.text), "package main")
 }
 
 // goSources returns the text of every Go file of the repository, but for test data.
@@ -127,8 +142,8 @@ func goSources(t *testing.T) string {
 }
 
 // runProgram builds and runs a whole program of a document, inside this module, as a user of
-// the module would compile it.
-func runProgram(t *testing.T, b block) {
+// the module would compile it, and checks that it prints want, if not nil.
+func runProgram(t *testing.T, b block, want *block) {
 	if testing.Short() {
 		t.Skip("builds and runs a program")
 	}
@@ -148,6 +163,9 @@ func runProgram(t *testing.T, b block) {
 		}
 		if args[0] == "run" && len(strings.TrimSpace(out)) == 0 {
 			t.Fatalf("go run printed nothing")
+		}
+		if args[0] == "run" && want != nil && strings.TrimSpace(out) != strings.TrimSpace(want.text) {
+			t.Errorf("the program printed\n%s\nwhere %s shows\n%s", out, want.where, want.text)
 		}
 	}
 }
