@@ -443,3 +443,48 @@ func TestConnectNoAnswer(t *testing.T) {
 	}
 	t.Logf("duel -connect %s, no one there:\n%s", addr, errOut)
 }
+
+// The recording kept in case of a desync is a convenience, not a condition of the game: with a
+// temporary directory where no file can be made (the right player), or a file that cannot
+// grow past 512 bytes (the left player: a file size limit, which fails the recording's first
+// chunk), each warns once and plays on to the end.
+func TestRecordingInTheWay(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plays a game of 3 seconds")
+	}
+	t.Parallel()
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh to set a file size limit with")
+	}
+	const ticks = "180" // three chunks of the recording
+	within := 2 * time.Minute
+	dir := t.TempDir()
+	// sh's ulimit -f counts blocks of 512 bytes. Past the limit a write fails (the signal the
+	// system sends first, SIGXFSZ, is one that a Go program ignores).
+	a := startEnv(t, []string{"TMPDIR=" + dir}, "duel -listen", sh, "-c", `ulimit -f 1 && exec "$@"`, "sh",
+		bins.duel, "-listen", "127.0.0.1:0", "-headless", "-ticks", ticks, "-bot", "1")
+	addr := a.waitFor(waitingRE, true, within)
+	b := startEnv(t, []string{"TMPDIR=" + filepath.Join(dir, "missing")}, "duel -connect", bins.duel,
+		"-connect", addr, "-headless", "-ticks", ticks, "-bot", "2")
+	sums := map[string]string{}
+	for _, p := range []*process{b, a} {
+		code := p.wait(within)
+		out, errOut := p.output()
+		m := checksumRE.FindStringSubmatch(out)
+		if code != 0 || m == nil || m[1] != ticks {
+			t.Fatalf("%s: exit status %d, want 0 and tick %s's checksum:\nstdout: %s\nstderr: %s", p.name, code, ticks, out, errOut)
+		}
+		if n := strings.Count(errOut, "playing on without one"); n != 1 {
+			t.Errorf("%s warned %d times of its recording, want once:\n%s", p.name, n, errOut)
+		}
+		sums[p.name] = m[2]
+		t.Logf("%s:\n%s", p.name, errOut)
+	}
+	if sums[a.name] != sums[b.name] {
+		t.Fatalf("tick %s: checksum %s at the listener, %s at the other peer", ticks, sums[a.name], sums[b.name])
+	}
+	if left, err := filepath.Glob(filepath.Join(dir, "duel-*.rec")); err != nil || len(left) > 0 {
+		t.Errorf("recordings left in TMPDIR: %v %v; want the one that stopped removed", left, err)
+	}
+}

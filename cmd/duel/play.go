@@ -40,25 +40,26 @@ func runNetwork(ctx context.Context, opts options, stdout, stderr io.Writer) err
 		b := duel.NewBot(opts.bot.seed)
 		bot = &b
 	}
-	rec, err := openRecording(opts.record)
-	if err != nil {
-		conn.Close()
-		return err
-	}
 	a := &app{
 		opts:   opts,
 		conn:   conn,
 		local:  local,
 		stdout: stdout,
 		stderr: stderr,
-		rec:    rec,
 		events: make([]netplay.Event, 0, 16),
 	}
+	rec, err := openRecording(opts.record, a.warn)
+	if err != nil {
+		conn.Close()
+		return err
+	}
+	a.rec = rec
 	a.game = newGame(opts.seed, 0, bot) // with the slots its session asks for, once it starts
 	if peer != nil {
 		if err := a.startSession(peer); err != nil {
 			conn.Close()
-			return errors.Join(err, rec.close(false))
+			_, cerr := rec.close(false)
+			return errors.Join(err, cerr)
 		}
 	} else {
 		a.waitForPeer()
@@ -79,10 +80,20 @@ func runNetwork(ctx context.Context, opts options, stdout, stderr io.Writer) err
 		a.printStats(stderr)
 	}
 	err = errors.Join(err, a.close())
-	if cerr := rec.close(desync); cerr != nil {
+	if !opts.headless {
+		// Told on the message row as they came, and again now that the terminal is back.
+		for _, w := range a.warnings {
+			fmt.Fprintf(stderr, "duel: %s\n", w)
+		}
+	}
+	kept, cerr := rec.close(desync)
+	switch {
+	case cerr != nil:
 		err = errors.Join(err, cerr)
-	} else if desync {
+	case kept:
 		fmt.Fprintf(stderr, "duel: this machine's confirmed inputs are recorded in %s: duel -replay %s replays them\n", rec.path, rec.path)
+	case desync:
+		fmt.Fprintln(stderr, "duel: this machine's confirmed inputs are not recorded: the recording could not be written")
 	}
 	if err == nil && desync {
 		err = fmt.Errorf("the game desynchronized at tick %d", a.desync.Tick)
@@ -143,14 +154,20 @@ func openConn(opts options) (net.PacketConn, net.Addr, error) {
 }
 
 // recording is the file the session records to: -record's, or a temporary one kept only if
-// the game desynchronizes.
+// the game desynchronizes. The temporary one is a convenience, not a condition of the game:
+// when it cannot be made or written, the game goes on without it (see openRecording).
 type recording struct {
-	f    *os.File
+	f    *os.File // nil: no recording
 	path string
 	temp bool
+	// failed is the write to the temporary file that failed: what came after was dropped.
+	failed error
+	warn   func(string)
 }
 
-func openRecording(path string) (*recording, error) {
+// openRecording opens -record's file, or if path is "" a temporary one. Where the temporary
+// one cannot be made, warn says so, and the game is played without a recording.
+func openRecording(path string, warn func(string)) (*recording, error) {
 	if path != "" {
 		f, err := os.Create(path)
 		if err != nil {
@@ -160,21 +177,57 @@ func openRecording(path string) (*recording, error) {
 	}
 	f, err := os.CreateTemp("", "duel-*.rec")
 	if err != nil {
-		return nil, fmt.Errorf("a recording to keep in case of a desync: %w", err)
+		warn(fmt.Sprintf("no recording to keep in case of a desync (%v): playing on without one", err))
+		return &recording{temp: true}, nil
 	}
-	return &recording{f: f, path: f.Name(), temp: true}, nil
+	return &recording{f: f, path: f.Name(), temp: true, warn: warn}, nil
 }
 
-// close closes the file, and removes it if it is a temporary one not to keep.
-func (r *recording) close(keep bool) error {
-	err := r.f.Close()
-	if r.temp && !keep {
-		return errors.Join(err, os.Remove(r.path))
+// writer returns what the session is to record to: nil for no recording. -record's file is
+// the file itself, whose failure ends the game, as asked for; the temporary file is written
+// as long as it takes the writes, and dropped at the first that fails (a full disk, a file
+// size limit), with a warning, once.
+func (r *recording) writer() io.Writer {
+	switch {
+	case r.f == nil:
+		return nil
+	case !r.temp:
+		return r.f
+	}
+	return optionalWriter{r}
+}
+
+// optionalWriter writes to a temporary recording until a write fails, and then drops the rest.
+type optionalWriter struct{ r *recording }
+
+func (w optionalWriter) Write(p []byte) (int, error) {
+	if w.r.failed != nil {
+		return len(p), nil
+	}
+	if _, err := w.r.f.Write(p); err != nil {
+		w.r.failed = err
+		w.r.warn(fmt.Sprintf("the recording to keep in case of a desync stopped (%v): playing on without one", err))
+	}
+	return len(p), nil
+}
+
+// close closes the file, and removes a temporary one unless keep is set and it holds the
+// whole game. It reports whether the recording is kept (a temporary one, to be told of).
+func (r *recording) close(keep bool) (kept bool, err error) {
+	if r.f == nil {
+		return false, nil
+	}
+	err = r.f.Close()
+	if r.temp {
+		if keep && r.failed == nil && err == nil {
+			return true, nil
+		}
+		return false, errors.Join(err, os.Remove(r.path))
 	}
 	if err != nil {
-		return fmt.Errorf("recording to %s: %w", r.path, err)
+		return false, fmt.Errorf("recording to %s: %w", r.path, err)
 	}
-	return nil
+	return false, nil
 }
 
 // app is what the loop runs: waiting for the other player (with -listen), then the session's
@@ -205,6 +258,9 @@ type app struct {
 	peerOut bool           // the other player left or was disconnected
 	failed  error          // why the game ended, told as it is (the loop's errors name the tick)
 	desync  *netplay.Event // the first desync seen
+	// warnings are what went wrong without ending the game, for stderr once the terminal is
+	// restored (headless, they go there at once).
+	warnings []string
 
 	// waitStart is when the loop first ran while connecting (-connect), by its clock;
 	// nextNotice, how long after it the next line saying so is due (-headless).
@@ -218,6 +274,17 @@ type app struct {
 	// has been printed.
 	wantSum uint64
 	printed bool
+}
+
+// warn tells of something that went wrong without ending the game: on stderr, or in the
+// terminal on the message row, and on stderr once the terminal is restored.
+func (a *app) warn(msg string) {
+	if a.opts.headless {
+		fmt.Fprintf(a.stderr, "duel: %s\n", msg)
+		return
+	}
+	a.status.Message = msg
+	a.warnings = append(a.warnings, msg)
 }
 
 // waitForPeer starts reading the first handshake to arrive, from whoever will be the other
@@ -256,7 +323,7 @@ func (a *app) startSession(peer net.Addr) error {
 		PredictionWindow: a.opts.window,
 		Lockstep:         a.opts.window == 0,
 		DesyncInterval:   duel.SyncEvery,
-		Record:           a.rec.f,
+		Record:           a.rec.writer(),
 		RecordName:       recordName,
 		RecordMeta:       startMeta(a.opts.seed),
 	}
