@@ -10,11 +10,16 @@ import (
 
 // TestConfigErrors: a bad setting is an error that names the field and the value.
 func TestConfigErrors(t *testing.T) {
-	conn, err := netsim.NewNetwork(1).Listen("a")
+	network := netsim.NewNetwork(1)
+	conn, err := network.Listen("a")
 	if err != nil {
 		t.Fatal(err)
 	}
-	other := conn.LocalAddr()
+	b, err := network.Listen("b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := b.LocalAddr()
 	two := []Player{{Local: true}, {Addr: other}}
 	for _, tc := range []struct {
 		change func(*Config[testInput])
@@ -26,6 +31,7 @@ func TestConfigErrors(t *testing.T) {
 		{func(c *Config[testInput]) { c.Players = []Player{{Local: true, Addr: other}, {Addr: other}} }, "Config.Players[0].Addr"},
 		{func(c *Config[testInput]) { c.Players = []Player{{Addr: other}, {Addr: other}} }, "no player is local"},
 		{func(c *Config[testInput]) { c.Players = []Player{{Local: true}, {Local: true}} }, "every player is local"},
+		{func(c *Config[testInput]) { c.Players = []Player{{Local: true}, {Addr: conn.LocalAddr()}} }, "Config.Players[1].Addr = a: the conn's own address"},
 		{func(c *Config[testInput]) { c.Codec = nil }, "Config.Codec"},
 		{func(c *Config[testInput]) { c.InputDelay = -1 }, "Config.InputDelay = -1"},
 		{func(c *Config[testInput]) { c.InputDelay = MaxInputDelay + 1 }, "Config.InputDelay = 31"},

@@ -1,6 +1,7 @@
 package netplay
 
 import (
+	"errors"
 	"net"
 	"testing"
 	"time"
@@ -57,4 +58,45 @@ func TestIsHandshake(t *testing.T) {
 	if allocs := testing.AllocsPerRun(100, func() { IsHandshake(buf[:n]) }); allocs != 0 {
 		t.Errorf("IsHandshake: %v allocations", allocs)
 	}
+}
+
+// TestRefusedWhenFull: a session that a stranger asks to join (its players are all there)
+// answers with a refusal no larger than the request, and the stranger's Advance returns
+// ErrRefused; the players' game goes on undisturbed.
+func TestRefusedWhenFull(t *testing.T) {
+	sm := newSim(t, simConfig{players: 2, ticks: 600, seed: 3})
+	stranger, err := sm.net.Listen("stranger")
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := sm.peers[0]
+	s, err := NewSession(stranger, Config[testInput]{Players: []Player{{Addr: host.conn.LocalAddr()}, {Local: true}}, Codec: byteCodec{}, Rand: &seqReader{x: 99}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var refusal error
+	now := time.Duration(0)
+	for ; now < sm.end()+2*time.Second; now += time.Millisecond {
+		sm.step(now)
+		if refusal == nil && now > 2*time.Second {
+			if _, err := s.Advance(now); errors.Is(err, ErrRefused) {
+				refusal = err
+			} else if !errors.Is(err, ErrNotSynchronized) {
+				t.Fatalf("the stranger's Advance = %v, want ErrNotSynchronized until refused", err)
+			}
+		}
+	}
+	if refusal == nil {
+		t.Fatal("the stranger was never refused")
+	}
+	t.Log(refusal)
+	st := s.Stats()
+	if st.PacketsReceived == 0 || st.BytesReceived > st.PacketsReceived*st.BytesSent/st.PacketsSent {
+		t.Errorf("refusals: %d packets of %d bytes in all, for %d requests of %d bytes: larger than the requests", st.PacketsReceived, st.BytesReceived, st.PacketsSent, st.BytesSent)
+	}
+	if got := sm.net.Stats("peer0", "stranger"); got.Packets > sm.net.Stats("stranger", "peer0").Packets {
+		t.Errorf("the host sent the stranger %d packets for %d", got.Packets, sm.net.Stats("stranger", "peer0").Packets)
+	}
+	sm.check()
 }

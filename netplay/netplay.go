@@ -48,6 +48,10 @@ var (
 	ErrDisconnected = errors.New("netplay: player disconnected")
 	// ErrClosed: the session was closed.
 	ErrClosed = errors.New("netplay: session closed")
+	// ErrRefused: a remote player's peer answered the handshake with a refusal: its session
+	// does not have this peer among its players (its game is full, or it waits for
+	// someone else). The error that wraps it names the player and the address.
+	ErrRefused = errors.New("netplay: refused: the peer's game has no place for this one")
 )
 
 // Status is how sure an input given to the game is.

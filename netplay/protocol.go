@@ -19,7 +19,14 @@ func (s *Session[I]) receive() {
 		s.stats.PacketsReceived++
 		s.stats.BytesReceived += uint64(s.pkt.n)
 		pr := s.peerOf(&s.pkt)
-		if pr == nil || s.pkt.n > wire.MaxPacket || wire.Decode(s.pkt.buf[:s.pkt.n], &s.msg) != nil {
+		if pr == nil {
+			s.stats.Dropped++
+			if s.pkt.n <= wire.MaxPacket && wire.Decode(s.pkt.buf[:s.pkt.n], &s.msg) == nil && s.msg.Kind == wire.KindSyncRequest {
+				s.refuse(&s.pkt, &s.msg)
+			}
+			continue
+		}
+		if s.pkt.n > wire.MaxPacket || wire.Decode(s.pkt.buf[:s.pkt.n], &s.msg) != nil {
 			s.stats.Dropped++
 			continue
 		}
@@ -29,6 +36,29 @@ func (s *Session[I]) receive() {
 			s.stats.Dropped++
 		}
 	}
+}
+
+// refuse answers the handshake request m from p, which is not a peer's: this game is full.
+// The answer, a Bye in the requester's handshake session, is smaller than the request, so that
+// a forged sender address gains an attacker nothing, and goes at most once every
+// refusalInterval, so that a flood of requests costs little.
+func (s *Session[I]) refuse(p *packet, m *wire.Message) {
+	if s.refusedAt != 0 && s.now-s.refusedAt < refusalInterval {
+		return
+	}
+	s.refusedAt = max(s.now, 1)
+	s.out = wire.Message{}
+	s.out.Kind, s.out.Session = wire.KindBye, m.Session
+	b, err := wire.Append(s.sendBuf[:0], &s.out)
+	if err != nil {
+		return
+	}
+	if s.tr.send(b, p.addr, netip.AddrPortFrom(p.ap.Addr().Unmap(), p.ap.Port())) != nil {
+		s.stats.SendErrors++
+		return
+	}
+	s.stats.PacketsSent++
+	s.stats.BytesSent += uint64(len(b))
 }
 
 // peerOf returns the peer that sent p, or nil.
@@ -97,6 +127,13 @@ func (s *Session[I]) handle(pr *peer, m *wire.Message) bool {
 			if s.running {
 				s.event(Event{Kind: EventRunning})
 			}
+		}
+		return true
+	}
+	if m.Kind == wire.KindBye && pr.state == peerSyncing && m.Session == pr.nonce {
+		// The answer to our handshake of a session whose players are all there.
+		if s.endErr == nil {
+			s.endErr = fmt.Errorf("%w: player %d's peer at %v", ErrRefused, pr.first, pr.addr)
 		}
 		return true
 	}

@@ -32,6 +32,8 @@ const (
 	scalePerTick = 0.05
 	// aheadDeadZone is how far ahead, in ticks, a peer may be before it slows down at all.
 	aheadDeadZone = 0.25
+	// refusalInterval is the least time between two refusals of a stranger's handshake.
+	refusalInterval = 20 * time.Millisecond
 )
 
 // ring is how many ticks of inputs each player's queue holds. A session goes back at most
@@ -198,7 +200,8 @@ type Session[I comparable] struct {
 	hasPending []bool
 	running    bool
 	closed     bool
-	leaving    bool // cut off from the game (membership.go)
+	leaving    bool          // cut off from the game (membership.go)
+	refusedAt  time.Duration // when a stranger's handshake was last refused
 	now        time.Duration
 
 	// The requests of the last Advance, and the memory they point into.
@@ -237,17 +240,8 @@ func NewSession[I comparable](conn net.PacketConn, cfg Config[I]) (*Session[I], 
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
-	if _, ok := conn.(*net.UDPConn); ok {
-		// A UDP socket can only reach, and only match the packets of, a UDP address with
-		// an IP: any other would leave the session unable to hear its peer.
-		for h, p := range cfg.Players {
-			if p.Local {
-				continue
-			}
-			if u, ok := p.Addr.(*net.UDPAddr); !ok || !udpAddrPort(u).IsValid() || udpAddrPort(u).Addr().IsUnspecified() || u.Port == 0 {
-				return nil, fmt.Errorf("netplay: Config.Players[%d].Addr = %v (%T): a UDP conn needs a *net.UDPAddr with an IP address and a port", h, p.Addr, p.Addr)
-			}
-		}
+	if err := checkAddrs(conn, cfg.Players); err != nil {
+		return nil, err
 	}
 	s := &Session[I]{cfg: cfg, codec: cfg.Codec, size: cfg.Codec.Size(), delay: cfg.InputDelay, timeScale: 1}
 	s.window = cfg.PredictionWindow
@@ -329,7 +323,11 @@ func NewSession[I comparable](conn net.PacketConn, cfg Config[I]) (*Session[I], 
 		}
 		s.rec = rec
 	}
-	s.tr = newTransport(conn)
+	addrs := make([]net.Addr, len(s.peers))
+	for i, pr := range s.peers {
+		addrs[i] = pr.addr
+	}
+	s.tr = newTransport(conn, addrs)
 	return s, nil
 }
 

@@ -2,6 +2,7 @@ package netplay
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/netip"
@@ -42,14 +43,20 @@ type packet struct {
 // transport sends and receives packets over a net.PacketConn: by polling TryReadFrom where the
 // conn has it, or else through one reader goroutine and a fixed ring of packets.
 type transport struct {
-	conn net.PacketConn
-	udp  *net.UDPConn
-	try  tryReader
+	conn      net.PacketConn
+	udp       *net.UDPConn
+	connected bool // udp is connected to its one peer: it writes with Write
+	try       tryReader
+	// The peers' addresses, for the reader to drop what others send before it takes a
+	// slot of the ring: peerAPs over a *net.UDPConn, peerAddrs over another conn.
+	peerAPs   []netip.AddrPort
+	peerAddrs []net.Addr
 
 	mu         sync.Mutex
 	ring       *[ringPackets]packet
 	head, used int
 	overflowed uint64 // packets the reader dropped because the ring was full
+	strangers  uint64 // packets the reader dropped because no peer sent them
 	readErrors uint64
 	err        error // why the conn can no longer be used, once it cannot
 	closed     bool
@@ -57,13 +64,22 @@ type transport struct {
 	done       chan struct{}
 }
 
-func newTransport(conn net.PacketConn) *transport {
+// newTransport returns a transport over conn to the peers at addrs.
+func newTransport(conn net.PacketConn, addrs []net.Addr) *transport {
 	t := &transport{conn: conn}
 	if tr, ok := conn.(tryReader); ok {
 		t.try = tr
 		return t
 	}
 	t.udp, _ = conn.(*net.UDPConn)
+	if t.udp != nil {
+		t.connected = t.udp.RemoteAddr() != nil
+		for _, a := range addrs {
+			t.peerAPs = append(t.peerAPs, udpAddrPort(a))
+		}
+	} else {
+		t.peerAddrs = addrs
+	}
 	t.ring = new([ringPackets]packet)
 	t.done = make(chan struct{})
 	t.quit = make(chan struct{})
@@ -101,6 +117,11 @@ func (t *transport) read() {
 			if fatal && t.err == nil {
 				t.err = err
 			}
+		case !t.fromPeer(&p) && (t.used >= ringPackets/2 || !IsHandshake(p.buf[:p.n])):
+			// Not a peer's: dropped here, so that a flood of them cannot crowd the
+			// peers' packets out of the ring. A handshake may be a player at the wrong
+			// door, whom the session answers, while the ring is at most half full.
+			t.strangers++
 		case t.used == ringPackets:
 			t.overflowed++
 		default:
@@ -124,6 +145,25 @@ func (t *transport) read() {
 			}
 		}
 	}
+}
+
+// fromPeer reports whether p was sent by a peer.
+func (t *transport) fromPeer(p *packet) bool {
+	if p.ap.IsValid() {
+		ap := netip.AddrPortFrom(p.ap.Addr().Unmap(), p.ap.Port())
+		for _, a := range t.peerAPs {
+			if a == ap {
+				return true
+			}
+		}
+		return false
+	}
+	for _, a := range t.peerAddrs {
+		if sameAddr(p.addr, a) {
+			return true
+		}
+	}
+	return false
 }
 
 // isTimeout reports whether err is a timeout (a read deadline passed).
@@ -156,7 +196,9 @@ func (t *transport) next(p *packet) bool {
 // closed is kept for the session to return, as the reader keeps its own.
 func (t *transport) send(b []byte, addr net.Addr, ap netip.AddrPort) error {
 	var err error
-	if t.udp != nil && ap.IsValid() {
+	if t.connected {
+		_, err = t.udp.Write(b) // its one peer: NewSession checked
+	} else if t.udp != nil && ap.IsValid() {
 		_, err = t.udp.WriteToUDPAddrPort(b, ap)
 	} else {
 		_, err = t.conn.WriteTo(b, addr)
@@ -186,7 +228,7 @@ func (t *transport) counts() (overflowed, readErrors uint64) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.overflowed, t.readErrors
+	return t.overflowed + t.strangers, t.readErrors
 }
 
 // close closes the conn and waits for the reader goroutine, if any, to end.
@@ -234,4 +276,87 @@ func udpAddrPort(addr net.Addr) netip.AddrPort {
 func IsHandshake(packet []byte) bool {
 	var m wire.Message
 	return wire.Decode(packet, &m) == nil && m.Kind == wire.KindSyncRequest
+}
+
+// checkAddrs checks that conn can reach and hear every remote player's address: not its own
+// (a session would synchronise with itself), and over a *net.UDPConn a *net.UDPAddr with an
+// IP address and a port (an unspecified address, as ":7000" resolves to, reaches no one) of a
+// family the socket speaks, and over a connected socket (net.DialUDP) the address it is
+// connected to.
+func checkAddrs(conn net.PacketConn, players []Player) error {
+	bad := func(h int, addr net.Addr, why string) error {
+		return fmt.Errorf("netplay: Config.Players[%d].Addr = %v: %s", h, addr, why)
+	}
+	local := conn.LocalAddr()
+	udp, _ := conn.(*net.UDPConn)
+	var localAP, remoteAP netip.AddrPort
+	if udp != nil {
+		localAP = udpAddrPort(local)
+		if r := udp.RemoteAddr(); r != nil {
+			remoteAP = udpAddrPort(r)
+		}
+	}
+	var ifaces []netip.Addr // this machine's addresses, for a socket bound to all of them
+	for h, p := range players {
+		if p.Local {
+			continue
+		}
+		if local != nil && sameAddr(p.Addr, local) {
+			return bad(h, p.Addr, "the conn's own address: the session would talk to itself")
+		}
+		if udp == nil {
+			continue
+		}
+		_, ok := p.Addr.(*net.UDPAddr)
+		ap := udpAddrPort(p.Addr)
+		if !ok || !ap.IsValid() || ap.Addr().IsUnspecified() || ap.Port() == 0 {
+			return bad(h, p.Addr, fmt.Sprintf("a UDP conn needs a *net.UDPAddr with an IP address and a port, not a %T", p.Addr))
+		}
+		if remoteAP.IsValid() && ap != remoteAP {
+			return bad(h, p.Addr, fmt.Sprintf("the conn is connected to %v (net.DialUDP), and reaches no other address", remoteAP))
+		}
+		if !localAP.IsValid() {
+			continue
+		}
+		switch la := localAP.Addr(); {
+		case la.Is4() && !ap.Addr().Is4():
+			return bad(h, p.Addr, fmt.Sprintf("an IPv6 address, and the conn is bound to the IPv4 address %v", la))
+		case la.Is6() && !la.IsUnspecified() && ap.Addr().Is4():
+			return bad(h, p.Addr, fmt.Sprintf("an IPv4 address, and the conn is bound to the IPv6 address %v", la))
+		}
+		if ap.Port() != localAP.Port() {
+			continue
+		}
+		if ap.Addr() == localAP.Addr() || localAP.Addr().IsUnspecified() && ap.Addr().IsLoopback() {
+			return bad(h, p.Addr, fmt.Sprintf("the conn's own address (%v): the session would talk to itself", local))
+		}
+		if localAP.Addr().IsUnspecified() {
+			if ifaces == nil {
+				ifaces = interfaceAddrs()
+			}
+			for _, a := range ifaces {
+				if a == ap.Addr() {
+					return bad(h, p.Addr, fmt.Sprintf("the conn's own address (%v, bound to every address of this machine): the session would talk to itself", local))
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// interfaceAddrs returns this machine's IP addresses, unmapped (none if they cannot be read).
+func interfaceAddrs() []netip.Addr {
+	addrs, err := net.InterfaceAddrs()
+	out := []netip.Addr{}
+	if err != nil {
+		return out
+	}
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok {
+			if ip, ok := netip.AddrFromSlice(n.IP); ok {
+				out = append(out, ip.Unmap())
+			}
+		}
+	}
+	return out
 }

@@ -12,7 +12,14 @@ import (
 // goroutine, stepping ticks on simulated time while the packets travel for real, and checks
 // that they play the same game and that Close ends the readers.
 func TestUDP(t *testing.T) {
-	u := newUDPPair(t)
+	t.Run("listening", func(t *testing.T) { testUDP(t, false) })
+	// One socket connected to the other (net.DialUDP): every write failed ("use of WriteTo
+	// with pre-connected connection") and the handshake never ended.
+	t.Run("dialed", func(t *testing.T) { testUDP(t, true) })
+}
+
+func testUDP(t *testing.T, dial bool) {
+	u := newUDPPairDialed(t, dial)
 	if got := readers(); got != 2 {
 		t.Errorf("%d reader goroutines with two sessions, want one each", got)
 	}
@@ -63,20 +70,30 @@ type udpPair struct {
 	now      time.Duration
 }
 
-func newUDPPair(t *testing.T) *udpPair {
+func newUDPPair(t *testing.T) *udpPair { return newUDPPairDialed(t, false) }
+
+// newUDPPairDialed is newUDPPair, the second socket connected to the first (net.DialUDP, as a
+// client's usually is) if dial is set.
+func newUDPPairDialed(t *testing.T, dial bool) *udpPair {
 	t.Helper()
 	// One socket on 127.0.0.1, the other on every address (dual-stack, where IPv4 packets
 	// come from IPv4-mapped IPv6 addresses), each given the other's address as 127.0.0.1.
 	var conns [2]*net.UDPConn
+	loopback := func(c *net.UDPConn) *net.UDPAddr {
+		return &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: c.LocalAddr().(*net.UDPAddr).Port}
+	}
 	for i, ip := range []net.IP{net.IPv4(127, 0, 0, 1), nil} {
-		c, err := net.ListenUDP("udp", &net.UDPAddr{IP: ip})
+		var c *net.UDPConn
+		var err error
+		if dial && i == 1 {
+			c, err = net.DialUDP("udp", nil, loopback(conns[0]))
+		} else {
+			c, err = net.ListenUDP("udp", &net.UDPAddr{IP: ip})
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
 		conns[i] = c
-	}
-	loopback := func(c *net.UDPConn) net.Addr {
-		return &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: c.LocalAddr().(*net.UDPAddr).Port}
 	}
 	u := &udpPair{}
 	for h := range u.sessions {
