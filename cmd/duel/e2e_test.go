@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gameloop-go/gameloop/backend/term"
 	"github.com/gameloop-go/gameloop/internal/duel"
 )
 
@@ -155,6 +156,7 @@ type pane struct {
 	name string
 }
 
+// session starts duel with args in a pane of 80 by 24 cells.
 func (tm *tmuxServer) session(name string, args ...string) *pane {
 	tm.t.Helper()
 	p := &pane{tm: tm, name: name}
@@ -242,13 +244,7 @@ func (p *pane) waitExit(want int) {
 // -connect to an address where no one answers: the screen says that it waits for the other
 // player and counts the handshake tries; q quits.
 func TestTerminalConnectWaiting(t *testing.T) {
-	tmux, err := exec.LookPath("tmux")
-	if err != nil {
-		if os.Getenv("GAMELOOP_REQUIRE_ALL") == "1" {
-			t.Fatal("tmux is not installed (scripts/packages/term.txt lists it), and GAMELOOP_REQUIRE_ALL=1")
-		}
-		t.Skip("tmux is not installed: skipping the terminal test")
-	}
+	tmux := lookPathTmux(t)
 	silent, err := net.ListenPacket("udp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -270,3 +266,78 @@ func TestTerminalConnectWaiting(t *testing.T) {
 	p.sendKeys("-l", "q")
 	p.waitExit(0)
 }
+
+// lookPathTmux returns tmux's path, or skips the test without it.
+func lookPathTmux(t *testing.T) string {
+	t.Helper()
+	tmux, err := exec.LookPath("tmux")
+	if err != nil {
+		if os.Getenv("GAMELOOP_REQUIRE_ALL") == "1" {
+			t.Fatal("tmux is not installed (scripts/packages/term.txt lists it), and GAMELOOP_REQUIRE_ALL=1")
+		}
+		t.Skip("tmux is not installed: skipping the terminal test")
+	}
+	return tmux
+}
+
+// A desync is shown whole on the message row of an 80-column terminal, with both checksums.
+// (A longer message is shown whole in a wider terminal: internal/duel's TestViewWide. The view
+// reads the terminal's width with its Size method.)
+func TestTerminalDesyncShownWhole(t *testing.T) {
+	tmux := lookPathTmux(t)
+	if testing.Short() {
+		t.Skip("plays in two terminals")
+	}
+	dir := t.TempDir()
+	tm := &tmuxServer{t: t, bin: tmux, socket: filepath.Join(dir, "tmux.sock")}
+	t.Cleanup(func() { _ = exec.Command(tm.bin, "-S", tm.socket, "kill-server").Run() })
+	left := tm.session("duel-left", "-listen", "127.0.0.1:0", "-seed", "1", "-bot", "1")
+	addr := regexp.MustCompile(`waiting for the other player on (\S+)`).FindStringSubmatch(
+		left.waitFor("the listener to wait", func(s screen) bool { return strings.Contains(s.String(), "waiting for the other player on ") }).String())[1]
+	right := tm.session("duel-right", "-connect", addr, "-seed", "2", "-bot", "2")
+	desync := regexp.MustCompile(`DESYNC.*at tick 60.* 0x[0-9a-f]{16} here, 0x[0-9a-f]{16} there`)
+	for _, p := range []*pane{left, right} {
+		s := p.waitFor("the desync, both checksums shown", func(s screen) bool { return desync.MatchString(s.String()) })
+		t.Logf("%s: %s", p.name, desync.FindString(s.String()))
+	}
+	left.sendKeys("-l", "q")
+	left.waitExit(exitError)
+	right.sendKeys("-l", "q")
+	right.waitExit(exitError)
+}
+
+// A player whose machine stops answering (killed) is told apart from one who quits: the other
+// side's screen says the player was lost, and no longer shows a round trip or ticks ahead that
+// nothing measures any more.
+func TestTerminalPeerLost(t *testing.T) {
+	tmux := lookPathTmux(t)
+	if testing.Short() {
+		t.Skip("plays in a terminal against a process that is killed")
+	}
+	tm := &tmuxServer{t: t, bin: tmux, socket: filepath.Join(t.TempDir(), "tmux.sock")}
+	t.Cleanup(func() { _ = exec.Command(tm.bin, "-S", tm.socket, "kill-server").Run() })
+	left := tm.session("duel-left", "-listen", "127.0.0.1:0", "-bot", "1")
+	addr := regexp.MustCompile(`waiting for the other player on (\S+)`).FindStringSubmatch(
+		left.waitFor("the listener to wait", func(s screen) bool { return strings.Contains(s.String(), "waiting for the other player on ") }).String())[1]
+	right := start(t, "duel -connect", bins.duel, "-connect", addr, "-headless", "-ticks", "100000", "-bot", "2")
+	right.waitFor(regexp.MustCompile(`duel: (playing): `), true, screenTimeout)
+	left.waitFor("the game to run", func(s screen) bool {
+		m := tickRE.FindStringSubmatch(s.status())
+		return m != nil && atoi(m[1]) > 0
+	})
+	if err := right.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	right.wait(screenTimeout)
+	s := left.waitFor("the other player lost", func(s screen) bool { return strings.Contains(s.String(), "the other player was lost") })
+	if st := s.status(); !strings.HasPrefix(st, "left ping - ahead - rollback ") {
+		t.Errorf("status line %q: want no ping or ticks ahead once the other player is lost", st)
+	}
+	t.Logf("%s\n%s", s[len(s)-2], s.status())
+	left.sendKeys("-l", "q")
+	left.waitExit(0)
+}
+
+// The view draws its message row and status line across a Surface that says its width, as a
+// terminal window does.
+var _ interface{ Size() (width, height int) } = (*term.Window)(nil)

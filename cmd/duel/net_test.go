@@ -316,7 +316,8 @@ func TestHeadlessMixedSettings(t *testing.T) {
 }
 
 // A peer killed mid-game: the other says the other player is not heard from, then that it
-// left, and exits 1 saying the tick it waited for was not confirmed.
+// was lost (it did not say it was leaving), and exits 1 saying the tick it waited for was not
+// confirmed.
 func TestPeerKilled(t *testing.T) {
 	if testing.Short() {
 		t.Skip("plays a game for a few seconds")
@@ -336,8 +337,9 @@ func TestPeerKilled(t *testing.T) {
 	_, errOut := a.output()
 	for _, want := range []string{
 		"the other player is not heard from: disconnecting in ",
-		"the other player left after tick ",
-		"the other player left before tick 100000 was confirmed",
+		"the other player was lost after tick ",
+		"(unheard for ",
+		"the other player was lost before tick 100000 was confirmed",
 	} {
 		if !strings.Contains(errOut, want) {
 			t.Errorf("the listener's stderr has no %q", want)

@@ -250,14 +250,15 @@ type app struct {
 	session *netplay.Session[duel.Input]
 	inner   gameloop.Game // the session's loop adapter
 
-	view    *duel.View
-	status  duel.Status
-	events  []netplay.Event
-	heard   bool           // the other player has answered the handshake
-	running bool           // the handshake is done: the game runs
-	peerOut bool           // the other player left or was disconnected
-	failed  error          // why the game ended, told as it is (the loop's errors name the tick)
-	desync  *netplay.Event // the first desync seen
+	view     *duel.View
+	status   duel.Status
+	events   []netplay.Event
+	heard    bool           // the other player has answered the handshake
+	running  bool           // the handshake is done: the game runs
+	peerOut  bool           // the other player left or was disconnected
+	peerLost bool           // peerOut, for want of hearing from it (it did not say goodbye)
+	failed   error          // why the game ended, told as it is (the loop's errors name the tick)
+	desync   *netplay.Event // the first desync seen
 	// warnings are what went wrong without ending the game, for stderr once the terminal is
 	// restored (headless, they go there at once).
 	warnings []string
@@ -518,16 +519,24 @@ func (a *app) event(e *netplay.Event) {
 		a.status.Message = "the other player is back"
 	case netplay.EventDisconnected:
 		a.peerOut = true
-		a.status.Message = fmt.Sprintf("the other player left after tick %d", e.Tick)
+		// It said goodbye, or it went unheard: its machine or the network between failed.
+		a.peerLost = e.Reason != reasonLeft
+		if a.peerLost {
+			a.status.Message = fmt.Sprintf("the other player was lost after tick %d (%s)", e.Tick, e.Reason)
+		} else {
+			a.status.Message = fmt.Sprintf("the other player left after tick %d", e.Tick)
+		}
 		if !a.opts.headless {
 			a.status.Message += " (q quits)"
 		}
 	case netplay.EventDesync:
-		if a.desync == nil {
-			d := *e
-			a.desync = &d
+		if a.desync != nil {
+			return // the games went apart at the first: the message stays on it
 		}
-		a.status.Message = "DESYNC: " + e.String()
+		d := *e
+		a.desync = &d
+		// Short enough for an 80-column terminal.
+		a.status.Message = fmt.Sprintf("DESYNC at tick %d: checksum %#016x here, %#016x there", e.Tick, e.Local, e.Remote)
 		return // printed at the end, headless
 	default:
 		return
@@ -536,6 +545,10 @@ func (a *app) event(e *netplay.Event) {
 		fmt.Fprintf(a.stderr, "duel: %s\n", a.status.Message)
 	}
 }
+
+// reasonLeft is the Reason of netplay's EventDisconnected for a peer that said it was leaving;
+// the others ("unheard for 2s", "another peer lost it") are for a peer that stopped answering.
+const reasonLeft = "it left"
 
 func sideName(player int) string {
 	if player == 0 {
@@ -566,6 +579,8 @@ func (a *app) headlessEnd() error {
 		if theirs >= want+settleTicks {
 			return gameloop.ErrStop
 		}
+	case a.peerOut && a.peerLost:
+		return fmt.Errorf("the other player was lost before tick %d was confirmed", want)
 	case a.peerOut:
 		return fmt.Errorf("the other player left before tick %d was confirmed", want)
 	}
@@ -601,6 +616,9 @@ func (a *app) Render(*gameloop.Render) error {
 		st.Ping, st.Ahead = ps.Ping, ps.TicksAhead
 		st.Rollback = a.session.Stats().LastRollback
 	}
+	// Before the other player answers, and once it has gone, nothing measures the round trip
+	// or the ticks ahead: the last figures would stay on, frozen.
+	st.NoPeer = a.session == nil || !a.heard || a.peerOut
 	a.view.Draw(&a.game.state, st)
 	return nil
 }

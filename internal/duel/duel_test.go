@@ -3,6 +3,8 @@ package duel
 import (
 	"strings"
 	"testing"
+
+	"github.com/gdamore/tcell/v2"
 )
 
 // play runs a game of seed for ticks ticks between two bots seeded botSeed and botSeed+1, and
@@ -211,5 +213,51 @@ func BenchmarkStep(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		s.Step([2]Input{bots[0].Input(&s, 0), bots[1].Input(&s, 1)})
+	}
+}
+
+// wideGrid is a Surface wider than the game that says its width, as a terminal does.
+type wideGrid struct {
+	rows [ViewHeight][]rune
+}
+
+const wideWidth = ViewWidth + 40
+
+func (g *wideGrid) Size() (width, height int) { return wideWidth, ViewHeight }
+
+func (g *wideGrid) SetCell(x, y int, r rune, _ tcell.Style) {
+	if x < 0 || y < 0 || x >= wideWidth || y >= ViewHeight {
+		return
+	}
+	if g.rows[y] == nil {
+		g.rows[y] = []rune(strings.Repeat(" ", wideWidth))
+	}
+	g.rows[y][x] = r
+}
+
+// On a Surface wider than the game, the message row and the status line span its width: a
+// message longer than ViewWidth is shown whole, and one shorter leaves no cell of a longer one
+// before it. The field keeps its size. With no other peer, the status line shows no round trip
+// and no ticks ahead.
+func TestViewWide(t *testing.T) {
+	s := New(1)
+	var g wideGrid
+	v := NewView(&g)
+	long := "DESYNC: player 1: desync at tick 60: checksum 0xd551ba6ed2ef76ae here, 0xe960ae46c96bfbd6 there"
+	st := Status{Ping: 23e6, Ahead: -39, NoPeer: true, Message: long}
+	v.Draw(&s, &st)
+	if got := strings.TrimRight(string(g.rows[messageRow]), " "); got != long {
+		t.Errorf("message row %q, want %q", got, long)
+	}
+	if got, want := strings.TrimRight(string(g.rows[statusRow]), " "), "left ping - ahead - rollback 0 tick 0"; got != want {
+		t.Errorf("status line %q, want %q", got, want)
+	}
+	st.Message = "short"
+	v.Draw(&s, &st)
+	if got := strings.TrimRight(string(g.rows[messageRow]), " "); got != "short" {
+		t.Errorf("message row %q after a shorter message, want %q", got, "short")
+	}
+	if top := strings.TrimRight(string(g.rows[0]), " "); len([]rune(top)) != ViewWidth {
+		t.Errorf("top border %q: %d cells, want %d", top, len([]rune(top)), ViewWidth)
 	}
 }

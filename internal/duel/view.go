@@ -19,10 +19,13 @@ type Surface interface {
 type Status struct {
 	// Player is the local player, 0 (left) or 1 (right).
 	Player int
-	// Ping is the round-trip time to the other peer; 0 shows no ping (no network).
+	// Ping is the round-trip time to the other peer.
 	Ping time.Duration
 	// Ahead is how many ticks this peer runs ahead of the other (negative: behind).
 	Ahead float64
+	// NoPeer says that Ping and Ahead measure nothing: there is no other peer yet, or it has
+	// gone. They are shown as "-".
+	NoPeer bool
 	// Rollback is the number of ticks re-simulated by the last rollback.
 	Rollback int
 	// Synced and SyncSum are the last tick, a multiple of SyncEvery, whose inputs are
@@ -61,6 +64,10 @@ var (
 // View draws the game on a Surface: the field in a border with the score in it, a message
 // row, and a status line. It keeps the status line's bytes between frames, so that drawing a
 // frame allocates nothing.
+//
+// The message row and the status line span the Surface's width when it says what that is
+// (with a Size method, as *term.Window has) and it is wider than the game: a message longer
+// than ViewWidth, such as a desync's with its two checksums, is then shown whole.
 type View struct {
 	out  Surface
 	line []byte
@@ -85,16 +92,33 @@ func (v *View) Draw(s *State, st *Status) {
 	v.text(statusRow, v.line, statusStyle)
 }
 
-// text draws the UTF-8 text b from column 0 of row y, padded with blanks to the view's width.
+// sizer is a Surface that says its size in cells.
+type sizer interface {
+	Size() (width, height int)
+}
+
+// textWidth returns the width of the message row and the status line: the Surface's, if it
+// says it and is wider than the game, else ViewWidth.
+func (v *View) textWidth() int {
+	if s, ok := v.out.(sizer); ok {
+		if w, _ := s.Size(); w > ViewWidth {
+			return w
+		}
+	}
+	return ViewWidth
+}
+
+// text draws the UTF-8 text b from column 0 of row y, padded with blanks to the text's width.
 func (v *View) text(y int, b []byte, style tcell.Style) {
+	width := v.textWidth()
 	x := 0
-	for len(b) > 0 && x < ViewWidth {
+	for len(b) > 0 && x < width {
 		r, size := utf8.DecodeRune(b)
 		b = b[size:]
 		v.out.SetCell(x, y, r, style)
 		x++
 	}
-	for ; x < ViewWidth; x++ {
+	for ; x < width; x++ {
 		v.out.SetCell(x, y, ' ', style)
 	}
 }
@@ -185,20 +209,24 @@ func (v *View) field(s *State) {
 //
 // the local player's side, the round-trip time, the ticks this peer runs ahead, the depth of
 // the last rollback, the tick shown, and the last confirmed tick of a multiple of SyncEvery
-// with its checksum.
+// with its checksum. With st.NoPeer the round trip and the ticks ahead are "-".
 func (v *View) AppendStatus(b []byte, s *State, st *Status) []byte {
 	if st.Player == 0 {
 		b = append(b, "left"...)
 	} else {
 		b = append(b, "right"...)
 	}
-	b = append(b, " ping "...)
-	b = strconv.AppendInt(b, st.Ping.Milliseconds(), 10)
-	b = append(b, "ms ahead "...)
-	if st.Ahead >= 0 {
-		b = append(b, '+')
+	if st.NoPeer {
+		b = append(b, " ping - ahead -"...)
+	} else {
+		b = append(b, " ping "...)
+		b = strconv.AppendInt(b, st.Ping.Milliseconds(), 10)
+		b = append(b, "ms ahead "...)
+		if st.Ahead >= 0 {
+			b = append(b, '+')
+		}
+		b = strconv.AppendFloat(b, st.Ahead, 'f', 1, 64)
 	}
-	b = strconv.AppendFloat(b, st.Ahead, 'f', 1, 64)
 	b = append(b, " rollback "...)
 	b = strconv.AppendInt(b, int64(st.Rollback), 10)
 	b = append(b, " tick "...)
