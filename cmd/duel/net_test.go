@@ -490,3 +490,39 @@ func TestRecordingInTheWay(t *testing.T) {
 		t.Errorf("recordings left in TMPDIR: %v %v; want the one that stopped removed", left, err)
 	}
 }
+
+// A third player who connects to a game already under way is refused by it: the third duel
+// says that the other side's game is full and exits 1, and the two players play on.
+func TestConnectToFullGame(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plays a game of 2 seconds")
+	}
+	t.Parallel()
+	const ticks = "120"
+	within := 2 * time.Minute
+	a := start(t, "duel -listen", bins.duel, "-listen", "127.0.0.1:0", "-headless", "-ticks", ticks, "-bot", "1")
+	addr := a.waitFor(waitingRE, true, within)
+	b := start(t, "duel -connect", bins.duel, "-connect", addr, "-headless", "-ticks", ticks, "-bot", "2")
+	b.waitFor(regexp.MustCompile(`duel: (playing): `), true, within)
+	c := start(t, "a third duel -connect", bins.duel, "-connect", addr, "-headless", "-ticks", ticks, "-bot", "3")
+	code := c.wait(within)
+	out, errOut := c.output()
+	if want := "duel: the other side's game is full: the player at " + addr + " plays with someone else"; code != exitError ||
+		!strings.Contains(errOut, want) || strings.Count(errOut, "game is full") != 1 || out != "" {
+		t.Fatalf("%s: exit status %d, stdout %q, stderr:\n%s\nwant %d and %q once", c.name, code, out, errOut, exitError, want)
+	}
+	t.Logf("%s:\n%s", c.name, errOut)
+	sums := map[string]string{}
+	for _, p := range []*process{a, b} {
+		code := p.wait(within)
+		out, errOut := p.output()
+		m := checksumRE.FindStringSubmatch(out)
+		if code != 0 || m == nil || m[1] != ticks {
+			t.Fatalf("%s: exit status %d, want 0 and tick %s's checksum:\nstdout: %s\nstderr: %s", p.name, code, ticks, out, errOut)
+		}
+		sums[p.name] = m[2]
+	}
+	if sums[a.name] != sums[b.name] {
+		t.Fatalf("tick %s: checksum %s at the listener, %s at the other peer", ticks, sums[a.name], sums[b.name])
+	}
+}

@@ -248,6 +248,7 @@ type app struct {
 
 	loop    *gameloop.Loop
 	session *netplay.Session[duel.Input]
+	peer    string        // the other player's address, once the session has started
 	inner   gameloop.Game // the session's loop adapter
 
 	view     *duel.View
@@ -334,6 +335,7 @@ func (a *app) startSession(peer net.Addr) error {
 	}
 	a.game.resize(s.Slots())
 	a.session = s
+	a.peer = peer.String()
 	a.status.Message = "connecting to " + peer.String()
 	if a.loop != nil {
 		a.inner = netplay.NewLoopGame(s, a.game, a.loop)
@@ -406,7 +408,10 @@ func (a *app) Update(u *gameloop.Update) error {
 			return nil
 		}
 	}
-	if err := a.inner.Update(u); err != nil {
+	if err := a.inner.Update(u); errors.Is(err, netplay.ErrRefused) {
+		a.failed = refusedError{peer: a.peer, err: err}
+		return gameloop.ErrStop
+	} else if err != nil {
 		return err
 	}
 	a.events = a.session.Events(a.events[:0])
@@ -443,13 +448,13 @@ func (a *app) connecting() error {
 	}
 	waited := now - a.waitStart
 	tries := a.session.PeerStats(1 - a.local).PacketsSent
-	peer := a.opts.connect
+	peer := a.peer
 	if timeout := a.opts.connectTimeout; timeout > 0 && waited >= timeout {
 		if a.heard {
 			return fmt.Errorf("the handshake with the other player at %s did not finish in %v (-connect-timeout waits longer)", peer, timeout)
 		}
 		return fmt.Errorf("no answer from the other player at %s in %v (%d handshake tries): is duel -listen running there, "+
-			"with no one else playing yet, and can this machine reach its port? (-connect-timeout waits longer)", peer, timeout, tries)
+			"and can this machine reach its port? (-connect-timeout waits longer)", peer, timeout, tries)
 	}
 	if a.heard {
 		return nil // the events say how the handshake goes
@@ -469,6 +474,19 @@ func (a *app) connecting() error {
 	}
 	return nil
 }
+
+// refusedError is the session's ErrRefused, told as a player would: the listener at peer plays
+// with someone else already.
+type refusedError struct {
+	peer string
+	err  error
+}
+
+func (e refusedError) Error() string {
+	return "the other side's game is full: the player at " + e.peer + " plays with someone else"
+}
+
+func (e refusedError) Unwrap() error { return e.err }
 
 // firstNotice is how long -headless waits for an answer before it says that it waits;
 // noticeEvery, how often it says so again.
