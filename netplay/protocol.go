@@ -204,7 +204,7 @@ func (s *Session[I]) handleInput(pr *peer, m *wire.Message) bool {
 	if m.Count > 0 && (m.Handles != pr.handles || m.InputSize != s.size) {
 		return false // inputs for a handle that is not the sender's
 	}
-	if m.Players != len(s.queues) {
+	if m.Players != 0 && m.Players != len(s.queues) {
 		return false
 	}
 	s.ack(pr, m.AckTick)
@@ -291,6 +291,16 @@ func (s *Session[I]) handleInput(pr *peer, m *wire.Message) bool {
 		}
 	}
 	return true
+}
+
+// resendAfter is how long after it was first sent a tick not acknowledged by pr is taken
+// for lost: a round trip and two ticks at 60 Hz (sooner would send more, later would leave a
+// peer that lost packets in a row stalled longer); until a round trip is measured, at once.
+func (pr *peer) resendAfter() time.Duration {
+	if !pr.haveRTT {
+		return 0
+	}
+	return pr.rtt + 2*time.Second/60
 }
 
 // quiet returns the players whose peer, not lost, has not been heard from for the notice.
@@ -469,21 +479,31 @@ func (s *Session[I]) sendInput(pr *peer) {
 	m.Kind = wire.KindInput
 	m.Handles = s.local
 	m.InputSize = s.size
-	m.Players = len(s.queues)
 	m.AckTick = wire.NoTick
 	if c := s.peerConfirmed(pr); c > 0 {
 		m.AckTick = int64(c)
 	}
 	pr.lastAckSent = s.peerConfirmed(pr)
 	pr.lastInput = s.now
-	for h, q := range s.queues {
-		m.Status[h] = wire.PlayerStatus{Disconnected: q.gone, LastTick: int64(q.status())}
-		pr.statusSent[h] = m.Status[h]
+	if len(s.peers) > 1 {
+		// The players' status is for a third peer's: between two peers it says nothing
+		// the ack and the inputs do not.
+		m.Players = len(s.queues)
+		for h, q := range s.queues {
+			m.Status[h] = wire.PlayerStatus{Disconnected: q.gone, LastTick: int64(q.status())}
+			pr.statusSent[h] = m.Status[h]
+		}
 	}
 	m.Lost, m.Quiet = s.lost, s.quiet()
 	pr.lostSent, pr.quietSent = m.Lost, m.Quiet
 	last := s.localConfirmed()
 	start := pr.acked + 1
+	// The newest inputRedundancy ticks, each sent that many times so that a lost packet
+	// costs nothing; every tick not acknowledged only once the oldest is overdue (lost in
+	// more packets in a row, the peer drops the packets after the gap until it is filled).
+	if last >= start+inputRedundancy && s.now-s.sentAt[start%ring] < pr.resendAfter() {
+		start = last + 1 - inputRedundancy
+	}
 	m.StartTick = int64(start)
 	if last >= start {
 		ticks := min(last-start+1, wire.MaxTicksPerInput)

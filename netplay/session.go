@@ -32,6 +32,9 @@ const (
 	scalePerTick = 0.05
 	// aheadDeadZone is how far ahead, in ticks, a peer may be before it slows down at all.
 	aheadDeadZone = 0.25
+	// inputRedundancy is how many packets in a row carry each tick of local input, at the
+	// least: a packet lost costs nothing unless that many are lost in a row.
+	inputRedundancy = 8
 	// refusalInterval is the least time between two refusals of a stranger's handshake.
 	refusalInterval = 20 * time.Millisecond
 )
@@ -211,7 +214,9 @@ type Session[I comparable] struct {
 	// carried out; finalDone the last such tick handled (checksum reported, recorded).
 	final, finalDone uint64
 	sums             [ring]uint64 // checksums of the states saved, by tick
-	ourSums          [checksumHistory]checksum
+	// sentAt is when each tick's local inputs were added, and first sent.
+	sentAt  [ring]time.Duration
+	ourSums [checksumHistory]checksum
 
 	events    []Event
 	stats     Stats
@@ -550,6 +555,7 @@ func (s *Session[I]) Advance(now time.Duration) ([]Request[I], error) {
 			s.codec.Put(raw, in)
 			q.in[at%ring] = s.codec.Get(raw) // what the peers will decode
 			q.confirmed = at
+			s.sentAt[at%ring] = s.now
 			s.hasPending[h] = false
 		}
 	}

@@ -55,9 +55,9 @@
 //
 // The inputs are laid out tick after tick, each tick the input of every handle carried in
 // increasing order of handle. Each tick is XORed with the tick before it, the first with the
-// reference: the inputs of the tick before start as the receiver has them (the sender starts
-// from the tick after the last one the receiver acknowledged, so the receiver has it), or
-// zeros when there is none. A repeated input thus becomes zeros. The XORed bytes are then
+// reference: the inputs of the tick before start as the receiver has them (inputs are final
+// values, so the sender's copy is the same; a receiver that lacks that tick, a packet before
+// having been lost, cannot decode the packet and drops it), or zeros when there is none. A repeated input thus becomes zeros. The XORed bytes are then
 // written as a sequence of tokens:
 //
 //	00-7F         c+1 literal bytes follow (1 to 128)
