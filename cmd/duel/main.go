@@ -3,27 +3,37 @@
 // player listens, the other connects, over UDP:
 //
 //	duel -listen :7000               # the left paddle: waits for the other player
-//	duel -connect 192.0.2.1:7000     # the right paddle
+//	duel -connect 192.0.2.1:7000     # the right paddle (:7000 alone: this machine)
+//
+// Until the other player answers, -connect says that it waits and how many handshakes it has
+// sent, and gives up after -connect-timeout (30s; 0 waits for ever). A player who is already
+// playing refuses a third: the third is told that the other side's game is full.
 //
 // Keys: w and s, the arrows, or k and j move your paddle; q or Escape quits (Ctrl-C too). Each
 // machine runs the whole game: your input counts at once, the other player's is predicted until
 // it arrives, and when a prediction was wrong the game goes back and plays the ticks since
 // again. The status line shows the round-trip time, how many ticks this machine runs ahead of
-// the other, the depth of the last rollback, the tick, and, once a second, a confirmed tick with
-// its checksum, which both players' screens show alike.
+// the other ("-" while there is no other player to measure: not yet answered, or gone), the
+// depth of the last rollback, the tick, and, once a second, a confirmed tick with its checksum,
+// which both players' screens show alike. A player who quits has left; one whose machine stopped
+// answering (for the session's timeout) was lost.
 //
 // -delay and -window set the session's input delay and prediction window; -seed the game's
 // seed (both players must give the same). -record FILE records the confirmed inputs and the
 // checksum of every confirmed tick; -replay FILE replays such a recording, prints "matched" and
-// exits 0, or prints the first tick whose checksum differs and exits 1. When the two machines'
-// checksums of a confirmed tick differ (a desync), each says so and keeps a recording to replay.
+// exits 0, or prints the first tick whose checksum differs and exits 1 (a recording that claims
+// ticks it holds no checksum for is refused as damaged). When the two machines' checksums of a
+// confirmed tick differ (a desync), each says so and keeps a recording to replay: -record's, or
+// one in the temporary directory. That one is a convenience: where it cannot be made or written,
+// duel warns once and plays on without it.
 //
 // -headless runs with no terminal: with -bot SEED a seeded bot plays the local paddle (it can
 // in the terminal too), and once tick -ticks N is confirmed the command prints "tick N checksum
 // HEX", and exits 0 once the other player has the tick confirmed too; both players print the
-// same line. Messages, and at the end what the session did, go to stderr. -synctest runs the game under netplay's sync test (no network:
-// every tick is played again two ticks later, and the checksums compared) for -ticks ticks
-// with two bots.
+// same line. At a desync it stops instead, and exits 1 once it has said so. Messages, and at
+// the end what the session did, go to stderr. -synctest runs the game under netplay's sync test
+// (no network: every tick is played again two ticks later, and the checksums compared) for
+// -ticks ticks with two bots.
 //
 // docs/duel.md shows how to play on one machine, across two and through netsim.
 //
