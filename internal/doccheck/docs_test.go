@@ -219,6 +219,7 @@ var measuresInSuite = map[string]bool{
 	"go test -count=1 -v -run TestBrowser ./cmd/bounceweb":                                       true,
 	"GAMELOOP_DUEL_TICKS=1800 go test -count=1 -v -run TestHeadlessThroughNetsimPoor ./cmd/duel": true,
 	"GAMELOOP_DUEL_MINUTES=10 go test -count=1 -v -run TestSimulatedPresets ./cmd/duel":          true,
+	"go test -count=1 -run TestBandwidthInputsChanging -v ./netplay":                             true,
 }
 
 // prepared lists commands that need a file an unattended command would make, and the command
@@ -253,6 +254,8 @@ var shortenings = []shortening{
 	// A benchmark runs for -benchtime (1s), -count times.
 	// The package's tests, which -bench runs too, run in the suite: only the benchmarks here.
 	{prefix: "go test ", flag: "bench", set: map[string]string{"benchtime": "10x", "count": "1", "run": "^$"}, measuring: true},
+	// Peers leaving netplay games: -leave-games seeded games, about 30 ms each.
+	{prefix: "go test ", flag: "leave-games", set: map[string]string{"leave-games": "20"}, measuring: true},
 	// A headless bounce is paced in real time: -seconds of game time take as long.
 	{prefix: "go run ./cmd/bounce ", flag: "headless", set: map[string]string{"seconds": "1"}},
 }
@@ -527,6 +530,7 @@ func TestShortForm(t *testing.T) {
 		{"go run ./cmd/bounce -replay h.rec", "go run ./cmd/bounce -replay h.rec", false},
 		{"go test -run TestZeroAllocsPerFrame .", "go test -run TestZeroAllocsPerFrame .", false},
 		{"go test -count=1 -v -run TestBrowser ./cmd/bounceweb", "go test -count=1 -v -run TestBrowser ./cmd/bounceweb", true},
+		{"go test -count=1 -run TestPeersLeave ./netplay -leave-games 1000", "go test -count=1 -run TestPeersLeave ./netplay -leave-games 20", true},
 		{"go run ./cmd/loopbench -seconds 8 && ls", "go run ./cmd/loopbench -seconds 8 && ls", false},
 	}
 	for _, tt := range tests {
