@@ -138,6 +138,10 @@ func TestPeerKilled(t *testing.T) {
 			if p.err != nil {
 				t.Fatal(p.err)
 			}
+			// What is no longer measured reads 0 (TicksAhead kept the last estimate).
+			if ps := p.s.PeerStats(1); ps.Status != Disconnected || ps.TicksAhead != 0 || ps.Ping != 0 || ps.Interrupted {
+				t.Errorf("PeerStats of the player gone: %+v, want Disconnected with no ping, ticks ahead or interruption", ps)
+			}
 			// The game went on, with player 1's input marked Disconnected after its last
 			// confirmed tick.
 			last := p.s.Tick()
