@@ -90,7 +90,7 @@ func runNetwork(ctx context.Context, opts options, stdout, stderr io.Writer) err
 	switch {
 	case cerr != nil:
 		err = errors.Join(err, cerr)
-	case kept:
+	case desync && kept:
 		fmt.Fprintf(stderr, "duel: this machine's confirmed inputs are recorded in %s: duel -replay %s replays them\n", rec.path, rec.path)
 	case desync:
 		fmt.Fprintln(stderr, "duel: this machine's confirmed inputs are not recorded: the recording could not be written")
@@ -212,7 +212,7 @@ func (w optionalWriter) Write(p []byte) (int, error) {
 }
 
 // close closes the file, and removes a temporary one unless keep is set and it holds the
-// whole game. It reports whether the recording is kept (a temporary one, to be told of).
+// whole game. It reports whether a recording is kept: -record's, or the temporary one.
 func (r *recording) close(keep bool) (kept bool, err error) {
 	if r.f == nil {
 		return false, nil
@@ -227,7 +227,7 @@ func (r *recording) close(keep bool) (kept bool, err error) {
 	if err != nil {
 		return false, fmt.Errorf("recording to %s: %w", r.path, err)
 	}
-	return false, nil
+	return true, nil
 }
 
 // app is what the loop runs: waiting for the other player (with -listen), then the session's
