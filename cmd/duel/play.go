@@ -529,7 +529,7 @@ func (a *app) event(e *netplay.Event) {
 		a.heard = true
 		a.status.Message = fmt.Sprintf("synchronizing with the other player: %d of %d", e.Count, e.Total)
 	case netplay.EventRunning:
-		a.running = true
+		a.heard, a.running = true, true
 		a.status.Message = "playing: " + sideName(a.local) + " paddle is yours"
 	case netplay.EventInterrupted:
 		a.status.Message = fmt.Sprintf("the other player is not heard from: disconnecting in %v", e.Timeout.Round(100*time.Millisecond))
