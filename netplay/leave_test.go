@@ -73,7 +73,7 @@ func newLeaveGame(seed uint64) (leaveGame, *rand.Rand) {
 func TestPeersLeave(t *testing.T) {
 	games := *leaveGames
 	if testing.Short() || raceEnabled {
-		games = min(games, 10) // the race detector runs it ten times slower
+		games = min(games, 6) // the race detector runs it ten times slower
 	}
 	cutOff := 0
 	for seed := range uint64(games) {
@@ -209,7 +209,7 @@ func (sm *sim) checkLeave(seed uint64, lg leaveGame, cut [][]bool) (cutOff int, 
 func TestTwoOfFourLeave(t *testing.T) {
 	games := 150
 	if testing.Short() || raceEnabled {
-		games = 15
+		games = 8 // scripts/test.d/netplay-leave.sh plays the 150 without the race detector
 	}
 	for seed := range uint64(games) {
 		r := rand.New(rand.NewPCG(seed, 24))
