@@ -48,6 +48,9 @@ var (
 	ErrDisconnected = errors.New("netplay: player disconnected")
 	// ErrClosed: the session was closed.
 	ErrClosed = errors.New("netplay: session closed")
+	// ErrKicked: a remote peer disconnected this one's players by hand
+	// (Session.DisconnectPlayer); this peer has left the game.
+	ErrKicked = errors.New("netplay: disconnected by another peer")
 	// ErrRefused: a remote player's peer answered the handshake with a refusal: its session
 	// does not have this peer among its players (its game is full, or it waits for
 	// someone else). The error that wraps it names the player and the address.
@@ -170,6 +173,15 @@ type Config[I comparable] struct {
 	// RecordName and RecordMeta go in the recording's header (replay.RecordOptions).
 	RecordName string
 	RecordMeta []byte
+
+	// Predict, if set, predicts a remote player's input for a tick whose input has not
+	// arrived, from the player's last input received (by default the last input itself is
+	// the prediction: buttons held stay held). A game whose inputs change in a known way
+	// does better with its own: a stick let go, a button pressed for one tick only. The
+	// closer the prediction, the fewer ticks roll back; a wrong one costs a rollback, never
+	// a desync. It is called for every player not heard yet at every tick run, and must not
+	// allocate or depend on anything but its argument.
+	Predict func(last I) I
 
 	// Rand is the source of the handshake's nonces. nil means crypto/rand.
 	Rand io.Reader
@@ -356,9 +368,9 @@ type Stats struct {
 	// SendErrors counts the packets the conn failed to send (a full socket buffer, say): they
 	// count as lost, and the protocol sends their content again.
 	SendErrors uint64
-	// ReadErrors counts the errors the conn returned on reading (its reader goroutine's; a
-	// conn polled with TryReadFrom has none). A few in a row are waited out; a closed conn, or
-	// one that keeps failing, makes Advance return the error.
+	// ReadErrors counts the errors the conn returned on reading (a conn polled with
+	// TryReadFrom has none). A few in a row are waited out; a closed conn, or one that keeps
+	// failing, makes Advance return the error.
 	ReadErrors uint64
 }
 

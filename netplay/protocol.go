@@ -15,7 +15,9 @@ import (
 
 // receive handles every packet that has arrived.
 func (s *Session[I]) receive() {
-	for s.tr.next(&s.pkt) {
+	// At most maxPacketsPerPoll: a flood arriving faster than it is read must not keep a
+	// Poll from returning.
+	for i := 0; i < maxPacketsPerPoll && s.tr.next(&s.pkt); i++ {
 		s.stats.PacketsReceived++
 		s.stats.BytesReceived += uint64(s.pkt.n)
 		pr := s.peerOf(&s.pkt)
@@ -146,8 +148,8 @@ func (s *Session[I]) handle(pr *peer, m *wire.Message) bool {
 		return false
 	}
 	s.heard(pr)
-	if s.leaving {
-		return true // cut off: nothing but that it is still there matters now
+	if s.leaving || pr.kicked && m.Kind != wire.KindBye {
+		return true // cut off, or kicked: nothing but that it is still there matters now
 	}
 	switch m.Kind {
 	case wire.KindInput:
@@ -178,7 +180,17 @@ func (s *Session[I]) handle(pr *peer, m *wire.Message) bool {
 		s.compareSums(pr)
 	case wire.KindKeepAlive:
 	case wire.KindBye:
-		s.lose(pr, reasonLeft)
+		why := reasonLeft
+		if pr.kicked {
+			why = "disconnected here"
+		}
+		s.lose(pr, why)
+	case wire.KindKick:
+		if s.endErr == nil {
+			s.endErr = fmt.Errorf("%w: by player %d's peer", ErrKicked, pr.first)
+		}
+		s.leaving = true
+		s.sayBye()
 	}
 	return true
 }
@@ -374,6 +386,12 @@ func (s *Session[I]) timers() {
 			pr.interrupted = true
 			s.event(Event{Kind: EventInterrupted, Handle: pr.first, Timeout: s.cfg.DisconnectTimeout - silent})
 		}
+		if pr.kicked {
+			if s.now-pr.lastSent >= keepAliveInterval {
+				s.kick(pr) // until it says goodbye, or is unheard for the timeout
+			}
+			continue
+		}
 		if s.now-pr.lastQuality >= qualityInterval {
 			pr.lastQuality = s.now
 			s.out = wire.Message{}
@@ -445,7 +463,7 @@ func (s *Session[I]) syncRequest(pr *peer) {
 func (s *Session[I]) sendInputs() {
 	last := s.localConfirmed()
 	for _, pr := range s.peers {
-		if pr.state == peerRunning && (pr.acked < last || pr.lastAckSent != s.peerConfirmed(pr) || s.statusMoved(pr) || pr.lostSent != s.lost || pr.quietSent != s.quiet()) {
+		if pr.state == peerRunning && !pr.kicked && (pr.acked < last || pr.lastAckSent != s.peerConfirmed(pr) || s.statusMoved(pr) || pr.lostSent != s.lost || pr.quietSent != s.quiet()) {
 			s.sendInput(pr)
 		}
 	}

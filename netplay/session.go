@@ -35,6 +35,8 @@ const (
 	// inputRedundancy is how many packets in a row carry each tick of local input, at the
 	// least: a packet lost costs nothing unless that many are lost in a row.
 	inputRedundancy = 8
+	// maxPacketsPerPoll is the most packets one Poll takes: thousands of ticks' worth.
+	maxPacketsPerPoll = 4096
 	// refusalInterval is the least time between two refusals of a stranger's handshake.
 	refusalInterval = 20 * time.Millisecond
 )
@@ -151,6 +153,7 @@ type peer struct {
 	lostAt  time.Duration
 	lostWhy string
 	left    bool // it said goodbye
+	kicked  bool // disconnected by hand: told to leave, its inputs no longer taken
 
 	// sumResent is the tick of the last of our checksums sent to it a second time.
 	sumResent uint64
@@ -171,11 +174,15 @@ type peer struct {
 // origin that does not go backwards (Loop.Clock().Now(), say). Its methods must be called from
 // one goroutine; in steady state Poll, AddLocalInput and Advance allocate nothing.
 //
-// If the conn has a method TryReadFrom(p []byte) (n int, addr net.Addr, ok bool) that returns
-// at once (the in-memory Conn of package netsim has), the session polls it from Poll and starts
-// no goroutine, so that a test on simulated time is deterministic. Otherwise one goroutine reads
-// the conn into a fixed ring of buffers, and packets that arrive while the ring is full are
-// dropped (and counted) as a full socket buffer would drop them. Close stops it.
+// A *net.UDPConn is read on Linux from the session's own calls (Poll, Advance), with one
+// non-blocking read of its socket per packet waiting: no goroutine, nothing woken per packet,
+// and no allocation; the socket's receive buffer holds what arrives between two calls. So is a
+// conn with a method TryReadFrom(p []byte) (n int, addr net.Addr, ok bool) that returns at once
+// (the in-memory Conn of package netsim has one), so that a test on simulated time is
+// deterministic. Any other conn is read by one goroutine into a fixed ring of buffers: packets
+// from addresses that are no peer's are dropped before they take a place in it, and packets
+// that arrive while it is full are dropped (and counted) as a full socket buffer would drop
+// them. Close stops it.
 type Session[I comparable] struct {
 	cfg     Config[I]
 	codec   Codec[I]
@@ -542,10 +549,17 @@ func (s *Session[I]) Advance(now time.Duration) ([]Request[I], error) {
 	}
 	next := s.tick + 1
 	// The local inputs for the tick the delay puts them at, once.
-	if at := next + uint64(s.delay); at > s.localConfirmed() {
+	if at, last := next+uint64(s.delay), s.localConfirmed(); at > last {
 		for h, q := range s.queues {
 			if !q.local {
 				continue
+			}
+			// A delay made longer (SetInputDelay) leaves ticks between: the last input
+			// repeated.
+			for t := last + 1; t < at; t++ {
+				copy(q.raw[(t%ring)*uint64(s.size):][:s.size], q.raw[((t-1)%ring)*uint64(s.size):][:s.size])
+				q.in[t%ring] = q.in[(t-1)%ring]
+				s.sentAt[t%ring] = s.now
 			}
 			in := q.in[(at-1)%ring]
 			if s.hasPending[h] {
@@ -629,6 +643,8 @@ func (s *Session[I]) input(q *player[I], t uint64) PlayerInput[I] {
 		return PlayerInput[I]{Input: s.zero, Status: Disconnected}
 	case t <= q.confirmed:
 		return PlayerInput[I]{Input: q.in[t%ring], Status: Confirmed}
+	case s.cfg.Predict != nil:
+		return PlayerInput[I]{Input: s.cfg.Predict(q.in[q.confirmed%ring]), Status: Predicted}
 	default:
 		return PlayerInput[I]{Input: q.in[q.confirmed%ring], Status: Predicted}
 	}

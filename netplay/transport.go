@@ -41,12 +41,15 @@ type packet struct {
 }
 
 // transport sends and receives packets over a net.PacketConn: by polling TryReadFrom where the
-// conn has it, or else through one reader goroutine and a fixed ring of packets.
+// conn has it, a *net.UDPConn's socket directly where the platform allows (Linux), or else
+// through one reader goroutine and a fixed ring of packets.
 type transport struct {
 	conn      net.PacketConn
 	udp       *net.UDPConn
 	connected bool // udp is connected to its one peer: it writes with Write
 	try       tryReader
+	poll      *udpPoller // udp read from the session's calls, where the platform allows
+	failures  int        // read errors in a row of the poller
 	// The peers' addresses, for the reader to drop what others send before it takes a
 	// slot of the ring: peerAPs over a *net.UDPConn, peerAddrs over another conn.
 	peerAPs   []netip.AddrPort
@@ -74,6 +77,9 @@ func newTransport(conn net.PacketConn, addrs []net.Addr) *transport {
 	t.udp, _ = conn.(*net.UDPConn)
 	if t.udp != nil {
 		t.connected = t.udp.RemoteAddr() != nil
+		if t.poll = newUDPPoller(t.udp); t.poll != nil {
+			return t
+		}
 		for _, a := range addrs {
 			t.peerAPs = append(t.peerAPs, udpAddrPort(a))
 		}
@@ -174,6 +180,9 @@ func isTimeout(err error) bool {
 
 // next copies the next packet received into p and reports whether there was one.
 func (t *transport) next(p *packet) bool {
+	if t.poll != nil {
+		return t.nextPolled(p)
+	}
 	if t.try != nil {
 		n, addr, ok := t.try.TryReadFrom(p.buf[:])
 		p.n, p.addr = n, addr
@@ -190,6 +199,37 @@ func (t *transport) next(p *packet) bool {
 	t.head = (t.head + 1) % ringPackets
 	t.used--
 	return true
+}
+
+// nextPolled is next for a polled UDP socket. A read error is counted and ends this poll (a
+// socket that fails at once does not keep the session spinning); maxReadErrors in a row,
+// other than a connected socket's refusals (its peer not there yet), or the conn closed, and
+// the conn has failed.
+func (t *transport) nextPolled(p *packet) bool {
+	n, ap, err := t.poll.read(p.buf[:])
+	switch {
+	case err == nil:
+		t.failures = 0
+		p.n, p.ap, p.addr = n, ap, nil
+		return true
+	case err == errNoPacket:
+		return false
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if errors.Is(err, net.ErrClosed) {
+		if t.err == nil && !t.closed {
+			t.err = err
+		}
+		return false
+	}
+	t.readErrors++
+	if !refusedErr(err) {
+		if t.failures++; t.failures >= maxReadErrors && t.err == nil {
+			t.err = err
+		}
+	}
+	return false
 }
 
 // send writes b to the peer at addr (ap for a UDP conn). An error that says the conn is

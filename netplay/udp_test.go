@@ -11,17 +11,29 @@ import (
 // TestUDP plays two sessions over real UDP sockets on 127.0.0.1, each read by its reader
 // goroutine, stepping ticks on simulated time while the packets travel for real, and checks
 // that they play the same game and that Close ends the readers.
+// Over a *net.UDPConn the sessions poll the socket from their own calls on Linux, and start
+// no goroutine; elsewhere, and over a conn that is not a *net.UDPConn, one reader goroutine
+// each.
 func TestUDP(t *testing.T) {
-	t.Run("listening", func(t *testing.T) { testUDP(t, false) })
+	t.Run("listening", func(t *testing.T) { testUDP(t, false, false) })
 	// One socket connected to the other (net.DialUDP): every write failed ("use of WriteTo
 	// with pre-connected connection") and the handshake never ended.
-	t.Run("dialed", func(t *testing.T) { testUDP(t, true) })
+	t.Run("dialed", func(t *testing.T) { testUDP(t, true, false) })
+	t.Run("reader goroutine", func(t *testing.T) { testUDP(t, false, true) })
 }
 
-func testUDP(t *testing.T, dial bool) {
-	u := newUDPPairDialed(t, dial)
-	if got := readers(); got != 2 {
-		t.Errorf("%d reader goroutines with two sessions, want one each", got)
+// opaqueConn hides what a conn is (a *net.UDPConn), so that the session reads it through a
+// goroutine, as it reads a conn it cannot poll.
+type opaqueConn struct{ net.PacketConn }
+
+func testUDP(t *testing.T, dial, opaque bool) {
+	u := newUDPPairWith(t, dial, opaque)
+	want := 0
+	if opaque || runtime.GOOS != "linux" {
+		want = 2
+	}
+	if got := readers(); got != want {
+		t.Errorf("%d reader goroutines with two sessions, want %d", got, want)
 	}
 	const ticks = 300
 	for u.sessions[0].Tick() < ticks || u.sessions[1].Tick() < ticks {
@@ -70,11 +82,11 @@ type udpPair struct {
 	now      time.Duration
 }
 
-func newUDPPair(t *testing.T) *udpPair { return newUDPPairDialed(t, false) }
+func newUDPPair(t *testing.T) *udpPair { return newUDPPairWith(t, false, false) }
 
-// newUDPPairDialed is newUDPPair, the second socket connected to the first (net.DialUDP, as a
-// client's usually is) if dial is set.
-func newUDPPairDialed(t *testing.T, dial bool) *udpPair {
+// newUDPPairWith is newUDPPair, the second socket connected to the first (net.DialUDP, as a
+// client's usually is) if dial is set, and the sockets hidden in an opaqueConn if opaque is.
+func newUDPPairWith(t *testing.T, dial, opaque bool) *udpPair {
 	t.Helper()
 	// One socket on 127.0.0.1, the other on every address (dual-stack, where IPv4 packets
 	// come from IPv4-mapped IPv6 addresses), each given the other's address as 127.0.0.1.
@@ -100,7 +112,11 @@ func newUDPPairDialed(t *testing.T, dial bool) *udpPair {
 		players := make([]Player, 2)
 		players[h] = Player{Local: true}
 		players[1-h] = Player{Addr: loopback(conns[1-h])}
-		s, err := NewSession(conns[h], Config[testInput]{Players: players, Codec: byteCodec{}})
+		var conn net.PacketConn = conns[h]
+		if opaque {
+			conn = opaqueConn{conns[h]}
+		}
+		s, err := NewSession(conn, Config[testInput]{Players: players, Codec: byteCodec{}})
 		if err != nil {
 			t.Fatal(err)
 		}
