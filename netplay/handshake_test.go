@@ -1,6 +1,7 @@
 package netplay
 
 import (
+	"context"
 	"errors"
 	"net"
 	"testing"
@@ -99,4 +100,75 @@ func TestRefusedWhenFull(t *testing.T) {
 		t.Errorf("the host sent the stranger %d packets for %d", got.Packets, sm.net.Stats("stranger", "peer0").Packets)
 	}
 	sm.check()
+}
+
+// TestAwaitHandshake: a host waiting for a player ignores stray packets, returns the sender of
+// the first handshake, and then plays with it on the same conn; a context that ends first
+// ends the wait with its error.
+func TestAwaitHandshake(t *testing.T) {
+	host, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer host.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	if _, err := AwaitHandshake(ctx, host); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("AwaitHandshake with nobody coming: %v, want context.DeadlineExceeded", err)
+	}
+	cancel()
+	player, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stray, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stray.Close()
+	if _, err := stray.WriteTo([]byte("hello"), host.LocalAddr()); err != nil {
+		t.Fatal(err)
+	}
+	joiner, err := NewSession(player, Config[testInput]{Players: []Player{{Addr: host.LocalAddr()}, {Local: true}}, Codec: byteCodec{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	quit, polled := make(chan struct{}), make(chan struct{})
+	go func() { // the joiner, trying to join
+		defer close(polled)
+		for now := time.Duration(0); ; now += 10 * time.Millisecond {
+			select {
+			case <-quit:
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+			joiner.Poll(now)
+		}
+	}()
+	defer func() {
+		close(quit)
+		<-polled
+		joiner.Close()
+	}()
+	ctx, cancel = context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	addr, err := AwaitHandshake(ctx, host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if addr.String() != player.LocalAddr().String() {
+		t.Fatalf("AwaitHandshake = %v, want the player at %v (not the stray at %v)", addr, player.LocalAddr(), stray.LocalAddr())
+	}
+	s, err := NewSession(host, Config[testInput]{Players: []Player{{Local: true}, {Addr: addr}}, Codec: byteCodec{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for now := time.Duration(0); !s.running; now += 10 * time.Millisecond {
+		if time.Now().After(deadline) {
+			t.Fatal("the host never synchronised with the player it found")
+		}
+		s.Poll(now)
+		time.Sleep(5 * time.Millisecond)
+	}
 }

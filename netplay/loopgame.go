@@ -26,8 +26,16 @@ type Loop interface {
 // session from its other callbacks meanwhile (Render, say: s.Poll(loop.Clock().Now())), or the
 // peers take it for gone after the disconnect timeout. Events, Stats and PeerStats may be read
 // from the loop's other callbacks.
+//
+// If g also implements gameloop.InputHandler, gameloop.VariableUpdater or gameloop.Renderer,
+// the loop's input events, variable updates and frames reach it through the returned game:
+// read the keys in Input for LocalInput, and draw in Render, interpolating with its Alpha.
 func NewLoopGame[I comparable](s *Session[I], g Game[I], loop Loop) gameloop.Game {
-	return &loopGame[I]{s: s, g: g, loop: loop, scale: 1}
+	lg := &loopGame[I]{s: s, g: g, loop: loop, scale: 1}
+	lg.input, _ = g.(gameloop.InputHandler)
+	lg.variable, _ = g.(gameloop.VariableUpdater)
+	lg.renderer, _ = g.(gameloop.Renderer)
+	return lg
 }
 
 type loopGame[I comparable] struct {
@@ -35,6 +43,34 @@ type loopGame[I comparable] struct {
 	g     Game[I]
 	loop  Loop
 	scale float64
+	// What g implements of the loop's other callbacks, if anything.
+	input    gameloop.InputHandler
+	variable gameloop.VariableUpdater
+	renderer gameloop.Renderer
+}
+
+// Input passes the loop's input events to the game, if it takes them.
+func (lg *loopGame[I]) Input(in *gameloop.Input) error {
+	if lg.input == nil {
+		return nil
+	}
+	return lg.input.Input(in)
+}
+
+// VariableUpdate passes the loop's variable updates to the game, if it takes them.
+func (lg *loopGame[I]) VariableUpdate(v *gameloop.VariableUpdate) error {
+	if lg.variable == nil {
+		return nil
+	}
+	return lg.variable.VariableUpdate(v)
+}
+
+// Render passes the loop's frames to the game, if it draws.
+func (lg *loopGame[I]) Render(r *gameloop.Render) error {
+	if lg.renderer == nil {
+		return nil
+	}
+	return lg.renderer.Render(r)
 }
 
 func (lg *loopGame[I]) Update(*gameloop.Update) error {

@@ -88,3 +88,41 @@ func TestLoopGame(t *testing.T) {
 	}
 	t.Logf("%d ticks in sync; %+v", common, sessions[0].Stats())
 }
+
+// drawnGame is the test game with the loop's other callbacks, counting their calls.
+type drawnGame struct {
+	*testGame
+	inputs, variables, renders int
+}
+
+func (g *drawnGame) Input(*gameloop.Input) error                   { g.inputs++; return nil }
+func (g *drawnGame) VariableUpdate(*gameloop.VariableUpdate) error { g.variables++; return nil }
+func (g *drawnGame) Render(*gameloop.Render) error                 { g.renders++; return nil }
+
+// TestLoopGamePassesThrough: the game NewLoopGame returns hands the loop's input events,
+// variable updates and frames to a game that takes them (it handed them to none before: the
+// game got no keys and drew nothing), and ignores them for one that does not.
+func TestLoopGamePassesThrough(t *testing.T) {
+	p := newPair(t, 0)
+	var clock simClock
+	g := &drawnGame{testGame: p.games[0]}
+	lg := NewLoopGame(p.sessions[0], Game[testInput](g), &clock)
+	in, ok := lg.(gameloop.InputHandler)
+	v, ok2 := lg.(gameloop.VariableUpdater)
+	r, ok3 := lg.(gameloop.Renderer)
+	if !ok || !ok2 || !ok3 {
+		t.Fatal("the loop game lacks Input, VariableUpdate or Render")
+	}
+	for range 3 {
+		if err := errors.Join(in.Input(&gameloop.Input{}), v.VariableUpdate(&gameloop.VariableUpdate{}), r.Render(&gameloop.Render{})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if g.inputs != 3 || g.variables != 3 || g.renders != 3 {
+		t.Errorf("the game got %d inputs, %d variable updates and %d frames of 3", g.inputs, g.variables, g.renders)
+	}
+	plain := NewLoopGame(p.sessions[1], Game[testInput](p.games[1]), &clock)
+	if err := plain.(gameloop.Renderer).Render(&gameloop.Render{}); err != nil {
+		t.Errorf("Render of a game that does not draw: %v", err)
+	}
+}

@@ -60,7 +60,7 @@ func (s *Session[I]) lose(pr *peer, why string) {
 	pr.state = peerGone
 	pr.interrupted = false
 	pr.lostAt, pr.lostWhy = s.now, why
-	pr.left = why == reasonLeft
+	pr.left = why == reasonLeft || pr.kicked
 	pr.stats.Status = Disconnected
 	s.lost |= pr.handles
 }

@@ -110,7 +110,7 @@ func Append(dst []byte, m *Message) ([]byte, error) {
 			dst = appendUvarint(dst, uint64(m.Tick))
 			dst = le.AppendUint64(dst, m.Sum)
 		}
-	case KindKeepAlive, KindBye:
+	case KindKeepAlive, KindBye, KindKick:
 	}
 	if f != nil {
 		return dst[:start], f.invalid
@@ -236,7 +236,7 @@ func Decode(pkt []byte, m *Message) error {
 			return faultSum.malformed
 		}
 		m.Sum = s
-	case KindKeepAlive, KindBye:
+	case KindKeepAlive, KindBye, KindKick:
 	}
 	if len(r.b) != 0 {
 		return errTrailing

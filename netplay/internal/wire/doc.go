@@ -35,6 +35,7 @@
 //	7 ChecksumReport tick:uvarint sum:uint64
 //	8 KeepAlive      (empty)
 //	9 Bye            (empty)
+//	10 Kick          (empty)
 //
 // Any other kind is malformed.
 //

@@ -76,12 +76,15 @@ const (
 	KindKeepAlive
 	// KindBye tells the receiver the sender is leaving the session on purpose.
 	KindBye
+	// KindKick tells the receiver to leave the session: the sender's game disconnects its
+	// players by hand.
+	KindKick
 
 	kindEnd // one past the last kind
 )
 
 var kindNames = [...]string{"Kind(0)", "SyncRequest", "SyncReply", "Input", "InputAck",
-	"QualityReport", "QualityReply", "ChecksumReport", "KeepAlive", "Bye"}
+	"QualityReport", "QualityReply", "ChecksumReport", "KeepAlive", "Bye", "Kick"}
 
 // String returns the kind's name, as "Input", or "Kind(N)" for a value that is not a kind.
 func (k Kind) String() string {

@@ -1,0 +1,87 @@
+package netplay
+
+import (
+	"fmt"
+
+	"github.com/gameloop-go/gameloop/netplay/internal/wire"
+)
+
+// What a game may change or ask of a running session besides its ticks: the input delay, a
+// player disconnected by hand, the players' handles, the checksums of final ticks.
+
+// SetInputDelay changes the input delay, 0 to MaxInputDelay, from the next call of Advance
+// (GGPO's set_frame_delay). A longer delay leaves ticks without a local input: the local
+// players' last input is repeated for them, so that the tick the next input lands on follows
+// the last one scheduled with no gap. A shorter delay finds its ticks already scheduled: the
+// local inputs added until the game catches up with them (as many ticks as the delay shrank)
+// are dropped, and the ticks keep the inputs scheduled before. Either way the peers see a
+// player's inputs as they were scheduled: a change of delay needs no agreement.
+func (s *Session[I]) SetInputDelay(delay int) error {
+	if delay < 0 || delay > MaxInputDelay {
+		return fmt.Errorf("netplay: SetInputDelay(%d): the delay must be 0 to %d", delay, MaxInputDelay)
+	}
+	s.delay = delay
+	return nil
+}
+
+// InputDelay returns the input delay now.
+func (s *Session[I]) InputDelay() int { return s.delay }
+
+// DisconnectPlayer disconnects remote player handle by hand (GGRS's disconnect_player), with
+// every other player on its machine: this peer tells that one to leave the game (its Advance
+// returns an error wrapping ErrKicked, and it says goodbye to every peer) and stops taking its
+// inputs. The players are then dropped as when a peer leaves: every peer marks their input
+// Disconnected after the same tick (see the package documentation). A peer that does not
+// answer is lost at the disconnect timeout, as one that vanished.
+func (s *Session[I]) DisconnectPlayer(handle int) error {
+	if handle < 0 || handle >= len(s.queues) || s.queues[handle].local {
+		return fmt.Errorf("netplay: DisconnectPlayer(%d): not a remote player's handle", handle)
+	}
+	pr := s.peers[s.queues[handle].peer]
+	if pr.state != peerRunning || pr.kicked {
+		return nil // gone, or going
+	}
+	pr.kicked = true
+	s.kick(pr)
+	return nil
+}
+
+// kick tells pr to leave the game.
+func (s *Session[I]) kick(pr *peer) {
+	s.out = wire.Message{}
+	s.out.Kind = wire.KindKick
+	s.send(pr, &s.out)
+}
+
+// LocalHandles returns the handles of the players local to this machine, in increasing order.
+func (s *Session[I]) LocalHandles() []int {
+	var hs []int
+	for h, q := range s.queues {
+		if q.local {
+			hs = append(hs, h)
+		}
+	}
+	return hs
+}
+
+// RemoteHandles returns the handles of the players on other machines, in increasing order.
+func (s *Session[I]) RemoteHandles() []int {
+	var hs []int
+	for h, q := range s.queues {
+		if !q.local {
+			hs = append(hs, h)
+		}
+	}
+	return hs
+}
+
+// Checksum returns the checksum of the game's state after final tick (at or before
+// Stats().Confirmed: it will not run again) as the game gave it on its Save request, and true;
+// or false for a tick not final yet, or too old to be held (the last few hundred are).
+func (s *Session[I]) Checksum(tick uint64) (uint64, bool) {
+	s.takeChecksums()
+	if tick > min(s.final, s.tick) || s.tick >= tick+ring-1 {
+		return 0, false
+	}
+	return s.sums[tick%ring], true
+}
