@@ -63,6 +63,9 @@ func (s *Session[I]) lose(pr *peer, why string) {
 	pr.left = why == reasonLeft || pr.kicked
 	pr.stats.Status = Disconnected
 	s.lost |= pr.handles
+	if s.spectating {
+		s.spectatorLost(why)
+	}
 }
 
 // membership drops the players of every peer that all the peers still heard have lost, and

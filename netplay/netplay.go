@@ -174,6 +174,18 @@ type Config[I comparable] struct {
 	RecordName string
 	RecordMeta []byte
 
+	// Spectators is how many spectators this peer accepts, 0 (the default) to
+	// MaxSpectators: each gets the final inputs of every player and runs the game behind
+	// them (NewSpectator), joining within the first SpectatorHistory seconds of the game.
+	// The inputs are kept for them from the start, SpectatorHistory seconds of every
+	// player's, allocated when the session is made (72 KB for two players of 1-byte inputs
+	// at 60 Hz). A spectator costs this peer a packet a tick; one that stops answering is
+	// dropped after DisconnectTimeout, and nothing it does reaches the players.
+	Spectators int
+
+	// spectate makes the session a spectator's (NewSpectator).
+	spectate bool
+
 	// Predict, if set, predicts a remote player's input for a tick whose input has not
 	// arrived, from the player's last input received (by default the last input itself is
 	// the prediction: buttons held stay held). A game whose inputs change in a known way
@@ -368,6 +380,10 @@ type Stats struct {
 	// SendErrors counts the packets the conn failed to send (a full socket buffer, say): they
 	// count as lost, and the protocol sends their content again.
 	SendErrors uint64
+	// Spectators is how many spectators this peer serves now (Config.Spectators).
+	Spectators int
+	// Behind is, for a spectator, how many ticks it has received but not run yet.
+	Behind uint64
 	// ReadErrors counts the errors the conn returned on reading (a conn polled with
 	// TryReadFrom has none). A few in a row are waited out; a closed conn, or one that keeps
 	// failing, makes Advance return the error.

@@ -23,8 +23,18 @@ func (s *Session[I]) receive() {
 		pr := s.peerOf(&s.pkt)
 		if pr == nil {
 			s.stats.Dropped++
-			if s.pkt.n <= wire.MaxPacket && wire.Decode(s.pkt.buf[:s.pkt.n], &s.msg) == nil && s.msg.Kind == wire.KindSyncRequest {
-				s.refuse(&s.pkt, &s.msg)
+			if s.pkt.n <= wire.MaxPacket && wire.Decode(s.pkt.buf[:s.pkt.n], &s.msg) == nil {
+				switch s.msg.Kind {
+				case wire.KindSpectate:
+					if sp := s.admitSpectator(&s.pkt); sp != nil {
+						s.stats.Dropped--
+						s.handle(sp, &s.msg)
+						continue
+					}
+					s.refuse(&s.pkt, &s.msg)
+				case wire.KindSyncRequest:
+					s.refuse(&s.pkt, &s.msg)
+				}
 			}
 			continue
 		}
@@ -63,9 +73,17 @@ func (s *Session[I]) refuse(p *packet, m *wire.Message) {
 	s.stats.BytesSent += uint64(len(b))
 }
 
-// peerOf returns the peer that sent p, or nil.
+// peerOf returns the peer or spectator that sent p, or nil.
 func (s *Session[I]) peerOf(p *packet) *peer {
-	for _, pr := range s.peers {
+	if pr := findPeer(s.peers, p); pr != nil || len(s.spectators) == 0 {
+		return pr
+	}
+	return findPeer(s.spectators, p)
+}
+
+// findPeer returns the one of peers that sent p, or nil.
+func findPeer(peers []*peer, p *packet) *peer {
+	for _, pr := range peers {
 		if p.ap.IsValid() {
 			if pr.ap.IsValid() && netip.AddrPortFrom(p.ap.Addr().Unmap(), p.ap.Port()) == pr.ap {
 				return pr
@@ -81,6 +99,9 @@ func (s *Session[I]) peerOf(p *packet) *peer {
 
 // handle handles a message from pr; it reports false for one to drop.
 func (s *Session[I]) handle(pr *peer, m *wire.Message) bool {
+	if pr.spectator && m.Kind == wire.KindSpectate {
+		m.Kind = wire.KindSyncRequest // a spectator's handshake is a player's, but for its kind
+	}
 	switch m.Kind {
 	case wire.KindSyncRequest:
 		if pr.session != 0 && m.Session != pr.theirNonce {
@@ -118,6 +139,9 @@ func (s *Session[I]) handle(pr *peer, m *wire.Message) bool {
 		}
 		pr.session = wire.SessionID(pr.nonce, pr.theirNonce)
 		pr.state = peerRunning
+		if pr.spectator {
+			return true // a spectator of this peer's: no event, nothing waits for it
+		}
 		s.event(Event{Kind: EventSynchronized, Handle: pr.first})
 		if !s.running {
 			s.running = true
@@ -148,6 +172,9 @@ func (s *Session[I]) handle(pr *peer, m *wire.Message) bool {
 		return false
 	}
 	s.heard(pr)
+	if pr.spectator {
+		return s.handleSpectator(pr, m)
+	}
 	if s.leaving || pr.kicked && m.Kind != wire.KindBye {
 		return true // cut off, or kicked: nothing but that it is still there matters now
 	}
@@ -225,6 +252,10 @@ func (s *Session[I]) handleInput(pr *peer, m *wire.Message) bool {
 	for h := range m.Players {
 		st := m.Status[h]
 		q := s.queues[h]
+		if s.spectating {
+			s.hostStatus(h, st)
+			continue
+		}
 		if q.local || pr.handles.Has(h) {
 			continue
 		}
@@ -263,13 +294,7 @@ func (s *Session[I]) handleInput(pr *peer, m *wire.Message) bool {
 	if end > pr.newest {
 		pr.newest, pr.newestAt = end, s.now
 	}
-	var c uint64 // the confirmed tick shared by the sender's players
-	for h := range s.queues {
-		if pr.handles.Has(h) {
-			c = s.queues[h].confirmed
-			break
-		}
-	}
+	c := pr.recvd
 	if end <= c || start > c+1 {
 		return true // nothing new, or a gap (it resends from our ack)
 	}
@@ -302,6 +327,7 @@ func (s *Session[I]) handleInput(pr *peer, m *wire.Message) bool {
 			k++
 		}
 	}
+	pr.recvd = end
 	return true
 }
 
@@ -418,7 +444,7 @@ func (s *Session[I]) timers() {
 // calls it once a call, whether the tick runs or is skipped, so that the estimate is averaged
 // over ticks of the loop.
 func (s *Session[I]) timeSync() {
-	if !s.running {
+	if !s.running || s.spectating {
 		return
 	}
 	worst := 0.0
@@ -455,6 +481,9 @@ func (s *Session[I]) syncRequest(pr *peer) {
 	pr.syncSentAt = s.now
 	s.out = wire.Message{}
 	s.out.Kind, s.out.Nonce = wire.KindSyncRequest, pr.syncNonce
+	if s.spectating {
+		s.out.Kind = wire.KindSpectate
+	}
 	s.send(pr, &s.out)
 }
 
@@ -480,14 +509,7 @@ func (s *Session[I]) statusMoved(pr *peer) bool {
 }
 
 // peerConfirmed returns the last tick up to which we have the inputs of pr's players.
-func (s *Session[I]) peerConfirmed(pr *peer) uint64 {
-	for h, q := range s.queues {
-		if pr.handles.Has(h) {
-			return q.confirmed
-		}
-	}
-	return 0
-}
+func (s *Session[I]) peerConfirmed(pr *peer) uint64 { return pr.recvd }
 
 // sendInput sends pr our inputs it has not acknowledged, its acknowledgement and the players'
 // status.
@@ -561,7 +583,7 @@ func (s *Session[I]) sendChecksum(pr *peer, tick, sum uint64) {
 // send sends m to pr, with its header filled in.
 func (s *Session[I]) send(pr *peer, m *wire.Message) {
 	switch m.Kind {
-	case wire.KindSyncRequest, wire.KindSyncReply:
+	case wire.KindSyncRequest, wire.KindSyncReply, wire.KindSpectate:
 		m.Session = pr.nonce
 	default:
 		m.Session = pr.session

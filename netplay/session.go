@@ -149,6 +149,11 @@ type peer struct {
 	lostSent  wire.HandleSet
 	quietSent wire.HandleSet
 
+	// recvd is the last tick up to which we have every input it sends.
+	recvd uint64
+	// spectator marks a spectator of this peer's (spectate.go).
+	spectator bool
+
 	// lostAt and lostWhy: when and why we lost it (state peerGone).
 	lostAt  time.Duration
 	lostWhy string
@@ -199,6 +204,14 @@ type Session[I comparable] struct {
 	tr      *transport
 	zero    I // the zero input: what Disconnected players give
 	decoded I // Get of zero bytes: the input before any (ticks up to the delay)
+
+	// Spectators (spectate.go): the spectators this peer hosts, the inputs kept for them
+	// and the memory to pack them; spectating is set on a spectator's session.
+	spectators       []*peer
+	history          []byte
+	specBuf, specRef []byte
+	spectating       bool
+	rnd              io.Reader // the nonces' source
 
 	// lost holds the players whose peer we have lost (membership.go); first is our
 	// lowest local handle, which decides who leaves when a link between two peers is cut.
@@ -280,6 +293,7 @@ func NewSession[I comparable](conn net.PacketConn, cfg Config[I]) (*Session[I], 
 	if rnd == nil {
 		rnd = rand.Reader
 	}
+	s.rnd = rnd
 	for h, p := range s.players {
 		q := &player[I]{local: p.Local, peer: -1, raw: make([]byte, ring*s.size)}
 		for t := range q.in {
@@ -321,8 +335,19 @@ func NewSession[I comparable](conn net.PacketConn, cfg Config[I]) (*Session[I], 
 		s.depth = 2 * s.window // see confirmed
 	}
 	s.slots = s.depth + 2
-	s.reqs = make([]Request[I], 0, 2*s.depth+6)
-	s.inputs = make([]PlayerInput[I], n*(s.depth+3))
+	ticksACall := s.depth + 2 // a rollback's and the new tick
+	if cfg.spectate {
+		s.spectating, s.window, s.depth, s.slots = true, 0, 0, 2
+		ticksACall = spectatorCatchUp
+	}
+	s.reqs = make([]Request[I], 0, 2*ticksACall+4)
+	s.inputs = make([]PlayerInput[I], n*(ticksACall+1))
+	if cfg.Spectators > 0 {
+		stride := n * s.size
+		s.history = make([]byte, int(s.historyTicks())*stride)
+		s.specBuf = make([]byte, 0, wire.MaxTicksPerInput*stride)
+		s.specRef = make([]byte, stride)
+	}
 	s.events = make([]Event, 0, 64)
 	s.sendBuf = make([]byte, 0, wire.MaxPacket)
 	s.rawBuf = make([]byte, wire.MaxTicksPerInput*s.nlocal*s.size)
@@ -362,8 +387,11 @@ func (cfg *Config[I]) check() error {
 			locals++
 		}
 	}
-	if locals == 0 {
-		return bad("Players", n, "no player is local")
+	if locals == 0 && !cfg.spectate {
+		return bad("Players", n, "no player is local: use NewSpectator to watch a game")
+	}
+	if cfg.Spectators < 0 || cfg.Spectators > MaxSpectators {
+		return bad("Spectators", cfg.Spectators, fmt.Sprintf("must be 0 to %d", MaxSpectators))
 	}
 	if locals == n {
 		return bad("Players", n, "every player is local: use a SyncTest, or add a remote player")
@@ -446,6 +474,14 @@ func (s *Session[I]) Stats() Stats {
 	// again: not final yet.
 	st.Confirmed = min(s.confirmed(), s.tick, s.firstWrong()-1)
 	st.TimeScale = s.timeScale
+	for _, pr := range s.spectators {
+		if pr.state == peerRunning {
+			st.Spectators++
+		}
+	}
+	if s.spectating {
+		st.Behind = s.limit() - min(s.limit(), s.tick)
+	}
 	overflowed, readErrors := s.tr.counts()
 	st.Dropped += overflowed
 	st.ReadErrors = readErrors
@@ -495,6 +531,13 @@ func (s *Session[I]) Close() error {
 	s.handleFinal()
 	s.closed = true
 	s.sayBye()
+	for _, pr := range s.spectators {
+		if pr.state == peerRunning {
+			s.out = wire.Message{}
+			s.out.Kind = wire.KindBye
+			s.send(pr, &s.out)
+		}
+	}
 	var err error
 	if s.rec != nil {
 		err = errors.Join(s.recErr, s.rec.close())
@@ -513,7 +556,12 @@ func (s *Session[I]) Poll(now time.Duration) {
 	s.now = max(s.now, now)
 	s.receive()
 	s.timers()
-	s.membership()
+	if len(s.spectators) > 0 {
+		s.spectatorTimers()
+	}
+	if !s.spectating {
+		s.membership()
+	}
 }
 
 // Advance polls (see Poll) and runs the next tick: it returns the requests the game must carry
@@ -546,6 +594,9 @@ func (s *Session[I]) Advance(now time.Duration) ([]Request[I], error) {
 	}
 	if !s.running {
 		return nil, ErrNotSynchronized
+	}
+	if s.spectating {
+		return s.advanceSpectator()
 	}
 	next := s.tick + 1
 	// The local inputs for the tick the delay puts them at, once.
@@ -681,6 +732,9 @@ func (s *Session[I]) takeChecksums() {
 func (s *Session[I]) handleFinal() {
 	for t := s.finalDone + 1; t <= s.final; t++ {
 		sum := s.sums[t%ring]
+		if s.history != nil {
+			s.keepHistory(t)
+		}
 		if s.rec != nil && s.recErr == nil {
 			for h, q := range s.queues {
 				in := s.input(q, t)
@@ -695,6 +749,9 @@ func (s *Session[I]) handleFinal() {
 			for _, pr := range s.peers {
 				s.sendChecksum(pr, t, sum)
 				s.compareSums(pr)
+			}
+			for _, pr := range s.spectators {
+				s.sendChecksum(pr, t, sum)
 			}
 		}
 	}

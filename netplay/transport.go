@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/netip"
+	"slices"
 	"sync"
 	"time"
 
@@ -54,6 +55,9 @@ type transport struct {
 	// slot of the ring: peerAPs over a *net.UDPConn, peerAddrs over another conn.
 	peerAPs   []netip.AddrPort
 	peerAddrs []net.Addr
+	// The spectators' addresses, which come and go (under mu).
+	extraAPs   []netip.AddrPort
+	extraAddrs []net.Addr
 
 	mu         sync.Mutex
 	ring       *[ringPackets]packet
@@ -123,7 +127,7 @@ func (t *transport) read() {
 			if fatal && t.err == nil {
 				t.err = err
 			}
-		case !t.fromPeer(&p) && (t.used >= ringPackets/2 || !IsHandshake(p.buf[:p.n])):
+		case !t.fromPeer(&p) && (t.used >= ringPackets/2 || !joinRequest(p.buf[:p.n])):
 			// Not a peer's: dropped here, so that a flood of them cannot crowd the
 			// peers' packets out of the ring. A handshake may be a player at the wrong
 			// door, whom the session answers, while the ring is at most half full.
@@ -153,23 +157,55 @@ func (t *transport) read() {
 	}
 }
 
-// fromPeer reports whether p was sent by a peer.
+// fromPeer reports whether p was sent by a peer or a spectator; t.mu is held.
 func (t *transport) fromPeer(p *packet) bool {
 	if p.ap.IsValid() {
 		ap := netip.AddrPortFrom(p.ap.Addr().Unmap(), p.ap.Port())
-		for _, a := range t.peerAPs {
-			if a == ap {
+		return slices.Contains(t.peerAPs, ap) || slices.Contains(t.extraAPs, ap)
+	}
+	for _, list := range [2][]net.Addr{t.peerAddrs, t.extraAddrs} {
+		for _, a := range list {
+			if sameAddr(p.addr, a) {
 				return true
 			}
 		}
-		return false
-	}
-	for _, a := range t.peerAddrs {
-		if sameAddr(p.addr, a) {
-			return true
-		}
 	}
 	return false
+}
+
+// admit lets the packets of a spectator at addr (ap over UDP) through to the session.
+func (t *transport) admit(addr net.Addr, ap netip.AddrPort) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if ap.IsValid() {
+		t.extraAPs = append(t.extraAPs, ap)
+	} else {
+		t.extraAddrs = append(t.extraAddrs, addr)
+	}
+}
+
+// dismiss undoes admit.
+func (t *transport) dismiss(addr net.Addr, ap netip.AddrPort) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if ap.IsValid() {
+		if i := slices.Index(t.extraAPs, ap); i >= 0 {
+			t.extraAPs = slices.Delete(t.extraAPs, i, i+1)
+		}
+		return
+	}
+	for i, a := range t.extraAddrs {
+		if sameAddr(a, addr) {
+			t.extraAddrs = slices.Delete(t.extraAddrs, i, i+1)
+			return
+		}
+	}
+}
+
+// joinRequest reports whether b is a handshake request of a player or of a spectator.
+func joinRequest(b []byte) bool {
+	var m wire.Message
+	return wire.Decode(b, &m) == nil && (m.Kind == wire.KindSyncRequest || m.Kind == wire.KindSpectate)
 }
 
 // isTimeout reports whether err is a timeout (a read deadline passed).

@@ -61,7 +61,7 @@ func Append(dst []byte, m *Message) ([]byte, error) {
 	dst = le.AppendUint16(dst, m.Seq)
 	var f *fault
 	switch m.Kind {
-	case KindSyncRequest, KindSyncReply:
+	case KindSyncRequest, KindSyncReply, KindSpectate:
 		dst = le.AppendUint32(dst, m.Nonce)
 	case KindInput:
 		if f = checkInput(m); f == nil {
@@ -188,7 +188,7 @@ func Decode(pkt []byte, m *Message) error {
 	m.Seq = le.Uint16(pkt[8:])
 	r := reader{b: pkt[HeaderSize:]}
 	switch m.Kind {
-	case KindSyncRequest, KindSyncReply:
+	case KindSyncRequest, KindSyncReply, KindSpectate:
 		v, ok := r.uint32()
 		if !ok {
 			return faultNonce.malformed

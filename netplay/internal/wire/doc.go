@@ -36,6 +36,7 @@
 //	8 KeepAlive      (empty)
 //	9 Bye            (empty)
 //	10 Kick          (empty)
+//	11 Spectate      nonce:uint32                a spectator's handshake request
 //
 // Any other kind is malformed.
 //

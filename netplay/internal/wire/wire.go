@@ -79,12 +79,15 @@ const (
 	// KindKick tells the receiver to leave the session: the sender's game disconnects its
 	// players by hand.
 	KindKick
+	// KindSpectate starts (and repeats) a spectator's handshake with a host, as
+	// KindSyncRequest starts a player's; the host answers with a SyncReply.
+	KindSpectate
 
 	kindEnd // one past the last kind
 )
 
 var kindNames = [...]string{"Kind(0)", "SyncRequest", "SyncReply", "Input", "InputAck",
-	"QualityReport", "QualityReply", "ChecksumReport", "KeepAlive", "Bye", "Kick"}
+	"QualityReport", "QualityReply", "ChecksumReport", "KeepAlive", "Bye", "Kick", "Spectate"}
 
 // String returns the kind's name, as "Input", or "Kind(N)" for a value that is not a kind.
 func (k Kind) String() string {

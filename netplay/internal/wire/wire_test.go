@@ -40,6 +40,7 @@ func sample() []Message {
 		{Header: hdr(KindKeepAlive)},
 		{Header: hdr(KindBye)},
 		{Header: hdr(KindKick)},
+		{Header: hdr(KindSpectate), Nonce: 7},
 	}
 }
 
@@ -271,7 +272,7 @@ func TestDecodeRejects(t *testing.T) {
 		{"version 2", edit(good(KindKeepAlive), func(p []byte) []byte { p[2] = 2; return p }), ErrVersion, "header.version"},
 		{"version 0", edit(good(KindKeepAlive), func(p []byte) []byte { p[2] = 0; return p }), ErrVersion, "header.version"},
 		{"kind 0", with(0), ErrMalformed, "header.kind"},
-		{"kind 11", with(11), ErrMalformed, "header.kind"},
+		{"kind 12", with(12), ErrMalformed, "header.kind"},
 		{"kind 255", with(255), ErrMalformed, "header.kind"},
 		{"too long", append(good(KindKeepAlive), make([]byte, MaxPacket)...), ErrMalformed, "packet"},
 		{"keepalive trailing", append(good(KindKeepAlive), 0), ErrMalformed, "packet"},
@@ -337,7 +338,7 @@ func TestAppendRejects(t *testing.T) {
 		field string
 	}{
 		{"kind 0", func(m *Message) { m.Kind = 0 }, ErrInvalid, "header.kind"},
-		{"kind 11", func(m *Message) { m.Kind = 11 }, ErrInvalid, "header.kind"},
+		{"kind 12", func(m *Message) { m.Kind = 12 }, ErrInvalid, "header.kind"},
 		{"start -1", func(m *Message) { m.StartTick = -1 }, ErrInvalid, "Input.StartTick"},
 		{"start past MaxTick", func(m *Message) { m.StartTick = MaxTick + 1 }, ErrInvalid, "Input.StartTick"},
 		{"ack -2", func(m *Message) { m.AckTick = -2 }, ErrInvalid, "AckTick"},
