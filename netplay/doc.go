@@ -4,6 +4,18 @@
 // inputs were all right and plays the ticks since again with the real ones. It is the technique
 // of GGPO and GGRS, for 2 to 8 players over any net.PacketConn (UDP by default).
 //
+// # Sessions
+//
+// Three kinds of session, run the same way (Advance, and the requests it returns):
+//
+//   - NewSession: a player's, with the players in the same order on every peer, some local
+//     to this machine; it predicts the others' inputs and rolls back. With Config.Spectators
+//     it also hosts spectators.
+//   - NewSpectator: a spectator's, of a game hosted by a player's peer: it receives every
+//     player's final inputs, adds none, and runs the game behind the players.
+//   - NewSyncTest: a SyncTest, with no network at all; it rolls back every tick and compares
+//     checksums, to catch a game's non-determinism before two machines disagree.
+//
 // # The model
 //
 // A game is a state advanced in fixed steps (ticks, counted from 1; tick 0 is the state the game

@@ -174,3 +174,59 @@ func (g *leaky) Step(tick uint64, inputs []netplay.PlayerInput[Buttons]) error {
 	}
 	return g.Duel.Step(tick, inputs)
 }
+
+// A spectator of a two-player game: the host (player 0's session) accepts one, which runs the
+// game behind the players from the inputs the host sends it.
+func ExampleNewSpectator() {
+	network := netsim.NewNetwork(1)
+	conns := make([]*netsim.Conn, 3)
+	for i := range conns {
+		conns[i], _ = network.Listen(fmt.Sprintf("peer%d", i))
+	}
+	sessions := make([]*netplay.Session[Buttons], 3)
+	for i := range 2 {
+		players := []netplay.Player{{Local: true}, {Local: true}}
+		players[1-i] = netplay.Player{Addr: conns[1-i].LocalAddr()}
+		s, err := netplay.NewSession(conns[i], netplay.Config[Buttons]{Players: players, Codec: ButtonsCodec{}, Spectators: 1})
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		sessions[i] = s
+	}
+	conn, hostAddr := conns[2], conns[0].LocalAddr()
+	spectator, err := netplay.NewSpectator(conn, hostAddr, 2, netplay.Config[Buttons]{Codec: ButtonsCodec{}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	sessions[2] = spectator
+	games := make([]*Duel, 3)
+	for i, s := range sessions {
+		defer s.Close()
+		games[i] = &Duel{Slots: make([]State, s.Slots())}
+	}
+	var now time.Duration
+	for spectator.Tick() < 120 {
+		now += time.Second / 60
+		network.Advance(time.Second / 60)
+		for i, s := range sessions {
+			if i < 2 {
+				s.AddLocalInput(i, Buttons(1+i))
+			}
+			reqs, err := s.Advance(now)
+			if err != nil {
+				continue // not synchronized yet, or waiting for inputs: skip the tick
+			}
+			if err := netplay.Run(reqs, netplay.Game[Buttons](games[i])); err != nil {
+				fmt.Println(err)
+				return
+			}
+		}
+	}
+	sum, _ := spectator.Checksum(120)
+	host, _ := sessions[0].Checksum(120)
+	fmt.Printf("the spectator at tick %d, x %v; checksum of tick 120 %#x, the host's %#x\n", spectator.Tick(), games[2].X, sum, host)
+	// Output:
+	// the spectator at tick 120, x [120 -120]; checksum of tick 120 0x7271d78, the host's 0x7271d78
+}
