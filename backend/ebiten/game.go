@@ -243,6 +243,11 @@ func (a *Game) SetTickRate(rate int) error {
 	return nil
 }
 
+// Clock returns the clock each frame's time is read from: Config.Clock, or the system's
+// monotonic clock. With it a Game is a netplay.Loop, so that netplay.NewLoopGame runs a netplay
+// session in an Ebitengine window.
+func (a *Game) Clock() gameloop.Clock { return a.clock }
+
 // Stats returns what the loop has done so far, as gameloop.Loop.Stats does. MaxFPS is 0:
 // Ebitengine paces the frames.
 func (a *Game) Stats() gameloop.Stats { return a.driver.Stats() }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gameloop-go/gameloop"
+	"github.com/gameloop-go/gameloop/netplay"
 	ebiten "github.com/hajimehoshi/ebiten/v2"
 )
 
@@ -403,3 +404,6 @@ func TestKeys(t *testing.T) {
 		}
 	}
 }
+
+// A Game is what netplay.NewLoopGame needs of a loop.
+var _ netplay.Loop = (*Game)(nil)
