@@ -16,7 +16,11 @@
 // as % of one core), its threads and its peak resident memory. -slow gives one match an update
 // of 30 ms every tick and leaves it out of the lateness: what the others suffer from it.
 //
-// -matches and -resolution take lists; -runs repeats the whole set and reports medians;
+// Every update does -work of CPU work (a spin); the default runs each strategy with none and
+// with 200 µs, so that the table shows matches that do real work beside idle ones. Each match
+// records its own ticks, merged at the end, so that recording shares no memory between matches.
+//
+// -matches, -work and -resolution take lists; -runs repeats the whole set and reports medians;
 // -json writes JSON rows instead of the table; -plot-n and -plot-res draw p99 and CPU against
 // the number of matches, and p99 against CPU over the resolutions.
 package main
@@ -49,16 +53,18 @@ func main() { os.Exit(exitStatus(run(os.Args[1:], os.Stdout, os.Stderr), os.Stde
 func exitStatus(err error, stderr io.Writer) int { return cli.Report("serverbench", err, stderr) }
 
 // columns explains the table's columns, for the usage and under the table.
-const columns = `columns: CPU % is the process's CPU (user + system) as % of one core; p50, p99 and max are
-how late the ticks began (when each update began minus when it was due on its match's grid),
-in µs; dropped counts ticks owed but never run; early counts ticks begun before they were due
-(0 unless a clock wakes too soon); threads and RSS MB (peak) are the process's; load is the
+const columns = `columns: work µs is the CPU work (a spin) in every update; CPU % is the process's CPU (user +
+system) as % of one core; p50, p99 and max are how late the ticks began (when each update began
+minus when it was due on its match's grid), in µs; dropped counts ticks owed but never run;
+early counts ticks begun before they were due (0 unless a clock wakes too soon); threads and
+RSS MB (peak) are the process's, less the bench's own record of the ticks; load is the
 machine's 1-minute load average when the run began (-1 where unknown): a busy machine makes
 every strategy late.`
 
 // options are the command's flags, parsed.
 type options struct {
 	matches     []int
+	works       []time.Duration
 	resolutions []time.Duration
 	spins       []bool
 	childOptions
@@ -148,7 +154,7 @@ func parseFlags(args []string, stderr io.Writer) (o options, err error) {
 	fs.IntVar(&o.hz, "hz", 20, "ticks per second of every match")
 	fs.DurationVar(&o.seconds, "seconds", 5*time.Second, "how long to measure each run, after -warmup (a number is seconds)")
 	fs.DurationVar(&o.warmup, "warmup", time.Second, "how long each run goes before it is measured (a number is seconds)")
-	fs.DurationVar(&o.work, "work", 0, "CPU work in every update (a spin), such as 20us")
+	works := fs.String("work", "0,200us", "CPU work in every update (a spin), comma-separated: each is a row of the table")
 	fs.BoolVar(&o.aligned, "aligned", false, "start every match at once, on one grid (default: at random over one period)")
 	resolutions := fs.String("resolution", "1ms", "SharedClock resolutions for shared and pool, comma-separated")
 	o.spins = []bool{false}
@@ -157,8 +163,8 @@ func parseFlags(args []string, stderr io.Writer) (o options, err error) {
 	names := fs.String("strategies", "shared,pool,loops,ticker", "strategies to run, comma-separated: "+strategyNames())
 	fs.IntVar(&o.runs, "runs", 1, "run everything this many times, interleaved, and report medians")
 	fs.BoolVar(&o.json, "json", false, "write JSON rows instead of the table")
-	fs.StringVar(&o.plotN, "plot-n", "", "draw late p99 and CPU against the number of matches to this PNG file")
-	fs.StringVar(&o.plotRes, "plot-res", "", "draw late p99 against CPU over the resolutions to this PNG file")
+	fs.StringVar(&o.plotN, "plot-n", "", "draw late p99 and CPU against the number of matches to this PNG file (the first -work only)")
+	fs.StringVar(&o.plotRes, "plot-res", "", "draw late p99 against CPU over the resolutions to this PNG file (the first -work only)")
 	fs.StringVar(&o.save, "save", "", "also write the rows as JSON to this file")
 	fs.StringVar(&o.load, "load", "", "print and plot the rows of a file written by -save or -json instead of running anything")
 	fs.StringVar(&o.child, "child", "", "(internal) run one strategy in this process")
@@ -180,6 +186,17 @@ func parseFlags(args []string, stderr io.Writer) (o options, err error) {
 		}
 		o.matches = append(o.matches, n)
 	}
+	for _, f := range strings.Split(*works, ",") {
+		f = strings.TrimSpace(f)
+		if f == "0" {
+			f = "0s"
+		}
+		d, err := time.ParseDuration(f)
+		if err != nil || d < 0 || d > time.Second {
+			return o, fmt.Errorf("-work: %q is not a duration between 0 and 1s such as 200us", f)
+		}
+		o.works = append(o.works, d)
+	}
 	for _, f := range strings.Split(*resolutions, ",") {
 		d, err := time.ParseDuration(strings.TrimSpace(f))
 		if err != nil || d < 0 {
@@ -197,8 +214,6 @@ func parseFlags(args []string, stderr io.Writer) (o options, err error) {
 		return o, fmt.Errorf("-seconds: %v is not between 0 and an hour", o.seconds)
 	case o.warmup < 0:
 		return o, fmt.Errorf("-warmup: %v is negative", o.warmup)
-	case o.work < 0:
-		return o, fmt.Errorf("-work: %v is negative", o.work)
 	case o.runs < 1:
 		return o, fmt.Errorf("-runs: %d is less than 1", o.runs)
 	}
@@ -245,7 +260,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 		if len(o.spins) != 1 {
 			return fmt.Errorf("-child: -spin %v is not one value", o.spins)
 		}
-		o.matches, o.resolution, o.spin = o.matches[:1], o.resolutions[0], o.spins[0]
+		if len(o.works) != 1 {
+			return fmt.Errorf("-child: -work %v is not one value", o.works)
+		}
+		o.matches, o.resolution, o.spin, o.work = o.matches[:1], o.resolutions[0], o.spins[0], o.works[0]
 		o.childOptions.matches = o.matches[0]
 		r, err := measure(s, o.childOptions)
 		if err != nil {
@@ -276,13 +294,20 @@ func run(args []string, stdout, stderr io.Writer) error {
 	} else {
 		printTable(stdout, rows, o)
 	}
+	// The charts draw the rows of the first -work only: a line per strategy.
+	var plotRows []row
+	for _, r := range rows {
+		if r.WorkUs == rows[0].WorkUs {
+			plotRows = append(plotRows, r)
+		}
+	}
 	if o.plotN != "" {
-		if err := plotByMatches(o.plotN, rows); err != nil {
+		if err := plotByMatches(o.plotN, plotRows); err != nil {
 			return fmt.Errorf("drawing %s: %w", o.plotN, err)
 		}
 	}
 	if o.plotRes != "" {
-		if err := plotByResolution(o.plotRes, rows); err != nil {
+		if err := plotByResolution(o.plotRes, plotRows); err != nil {
 			return fmt.Errorf("drawing %s: %w", o.plotRes, err)
 		}
 	}
@@ -310,23 +335,25 @@ func collect(o options, stderr io.Writer) ([]row, error) {
 	var rows []row
 	for range o.runs {
 		for _, n := range o.matches {
-			for _, s := range o.strategies {
-				res, spins := o.resolutions, o.spins
-				if !usesResolution(s.name) {
-					res, spins = res[:1], []bool{false}
-				}
-				for _, d := range res {
-					for _, spin := range spins {
-						co := o.childOptions
-						co.matches, co.resolution, co.spin = n, d, spin
-						if !o.json {
-							fmt.Fprintf(stderr, "serverbench: %s, %d matches at %d Hz%s\n", s.name, n, o.hz, describe(s.name, co))
+			for _, work := range o.works {
+				for _, s := range o.strategies {
+					res, spins := o.resolutions, o.spins
+					if !usesResolution(s.name) {
+						res, spins = res[:1], []bool{false}
+					}
+					for _, d := range res {
+						for _, spin := range spins {
+							co := o.childOptions
+							co.matches, co.resolution, co.spin, co.work = n, d, spin, work
+							if !o.json {
+								fmt.Fprintf(stderr, "serverbench: %s, %d matches at %d Hz, work %v%s\n", s.name, n, o.hz, work, describe(s.name, co))
+							}
+							r, err := runChild(self, s.name, co, stderr)
+							if err != nil {
+								return nil, err
+							}
+							rows = append(rows, r)
 						}
-						r, err := runChild(self, s.name, co, stderr)
-						if err != nil {
-							return nil, err
-						}
-						rows = append(rows, r)
 					}
 				}
 			}
@@ -379,7 +406,7 @@ func measure(s strategy, o childOptions) (row, error) {
 	if o.slow {
 		skip = 0
 	}
-	rec := newRecorder(o.warmup, o.seconds, skip)
+	rec := newRecorder(o.matches, o.hz, o.warmup, o.seconds, skip)
 	b := newBench(o, rec)
 	load := loadAverage()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -399,7 +426,12 @@ func measure(s strategy, o childOptions) (row, error) {
 	if err := <-done; err != nil {
 		return row{}, err
 	}
-	sum := rec.summarise()
+	sum, err := rec.summarise()
+	if err != nil {
+		return row{}, err
+	}
+	// The recorder's arrays, which every strategy touches alike, are not the strategy's.
+	rss = max(rss-float64(rec.bytes)/(1<<20), 0)
 	r := row{
 		Strategy: s.name, Matches: o.matches, Hz: o.hz, Aligned: o.aligned,
 		CPUPercent: -1,
@@ -424,13 +456,14 @@ func medians(rows []row) []row {
 	type key struct {
 		strategy string
 		matches  int
+		work     float64
 		res      float64
 		spin     bool
 	}
 	groups := map[key][]row{}
 	var order []key
 	for _, r := range rows {
-		k := key{r.Strategy, r.Matches, r.ResolutionUs, r.Spin}
+		k := key{r.Strategy, r.Matches, r.WorkUs, r.ResolutionUs, r.Spin}
 		if _, ok := groups[k]; !ok {
 			order = append(order, k)
 		}
@@ -472,20 +505,20 @@ func printTable(w io.Writer, rows []row, o options) {
 		// The settings of the rows, not of this command line.
 		r := rows[0]
 		o.hz, o.aligned, o.slow, o.runs = r.Hz, r.Aligned, r.Slow, r.Runs
-		o.seconds, o.work = time.Duration(r.Seconds*float64(time.Second)), time.Duration(r.WorkUs*float64(time.Microsecond))
+		o.seconds = time.Duration(r.Seconds * float64(time.Second))
 	}
 	what := "spread over one period"
 	if o.aligned {
 		what = "aligned on one grid"
 	}
-	fmt.Fprintf(w, "tick lateness, %d Hz, starts %s, %v measured after %v, work %v per update, slow match %v, %s/%s, %d CPUs, GOMAXPROCS %d",
-		o.hz, what, o.seconds, o.warmup, o.work, o.slow, runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.GOMAXPROCS(0))
+	fmt.Fprintf(w, "tick lateness, %d Hz, starts %s, %v measured after %v, slow match %v, %s/%s, %d CPUs, GOMAXPROCS %d",
+		o.hz, what, o.seconds, o.warmup, o.slow, runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.GOMAXPROCS(0))
 	if o.runs > 1 {
 		fmt.Fprintf(w, ", medians of %d runs", o.runs)
 	}
 	fmt.Fprint(w, "\n\n")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "strategy\tmatches\tresolution\tCPU %\tp50 µs\tp99 µs\tmax µs\tdropped\tearly\tthreads\tRSS MB\tload\t")
+	fmt.Fprintln(tw, "strategy\tmatches\twork µs\tresolution\tCPU %\tp50 µs\tp99 µs\tmax µs\tdropped\tearly\tthreads\tRSS MB\tload\t")
 	for _, r := range rows {
 		res := "-"
 		if r.ResolutionUs > 0 {
@@ -494,8 +527,8 @@ func printTable(w io.Writer, rows []row, o options) {
 				res += " spin"
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%.1f\t%.0f\t%.0f\t%.0f\t%d\t%d\t%d\t%.0f\t%.2f\t\n",
-			r.Strategy, r.Matches, res, r.CPUPercent, r.LateP50us, r.LateP99us, r.LateMaxUs, r.Dropped, r.Early, r.Threads, r.RSSMB, r.Load1)
+		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%s\t%.1f\t%.0f\t%.0f\t%.0f\t%d\t%d\t%d\t%.0f\t%.2f\t\n",
+			r.Strategy, r.Matches, r.WorkUs, res, r.CPUPercent, r.LateP50us, r.LateP99us, r.LateMaxUs, r.Dropped, r.Early, r.Threads, r.RSSMB, r.Load1)
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "\n%s\n", columns)

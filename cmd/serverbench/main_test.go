@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 func TestDueAt(t *testing.T) {
@@ -28,7 +29,7 @@ func TestDueAt(t *testing.T) {
 }
 
 func TestRecorder(t *testing.T) {
-	r := newRecorder(0, time.Second, 3)
+	r := newRecorder(4, 20, 0, time.Second, 3)
 	us := time.Microsecond
 	due := r.from + 10*time.Millisecond
 	for i, late := range []time.Duration{10 * us, 20 * us, 30 * us, 40 * us, 5000 * us} {
@@ -42,7 +43,10 @@ func TestRecorder(t *testing.T) {
 	r.tick(2, due, due+fineMax+1500*us)    // a coarse bucket
 	r.drop(2, 4)
 	r.drop(3, 100)
-	s := r.summarise()
+	s, err := r.summarise()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if s.ticks != 8 || s.early != 1 || s.dropped != 4 || s.worst != 3*histogramMax {
 		t.Errorf("summary %+v: want 8 ticks, 1 early, 4 dropped, worst %v", s, 3*histogramMax)
 	}
@@ -51,6 +55,35 @@ func TestRecorder(t *testing.T) {
 	}
 	if s.p99 != fineMax+2*time.Millisecond {
 		t.Errorf("p99 = %v, want %v (the upper edge of the coarse bucket)", s.p99, fineMax+2*time.Millisecond)
+	}
+}
+
+// A match that counts more ticks than the window holds makes the summary an error, not a
+// figure that leaves some out.
+func TestRecorderFull(t *testing.T) {
+	r := newRecorder(2, 1, 0, time.Second, -1)
+	due := r.from
+	for range cap(r.matches[1].late) + 1 {
+		r.tick(1, due, due)
+	}
+	if _, err := r.summarise(); err == nil {
+		t.Error("no error for a match that recorded past its room")
+	}
+}
+
+// Matches record into cache lines of their own: no two matches' records, or the buckets they
+// append to, share one.
+func TestRecordsApart(t *testing.T) {
+	r := newRecorder(3, 20, 0, time.Second, -1)
+	if sz := unsafe.Sizeof(r.matches[0]); sz%64 != 0 {
+		t.Errorf("a match's record is %d bytes, not whole cache lines", sz)
+	}
+	for i := range r.matches {
+		start := uintptr(unsafe.Pointer(unsafe.SliceData(r.matches[i].late)))
+		end := start + uintptr(cap(r.matches[i].late))*2
+		if i > 0 && (start-uintptr(unsafe.Pointer(unsafe.SliceData(r.matches[0].late))))%64 != 0 || (end-start)%64 != 0 {
+			t.Errorf("match %d's buckets span [%#x, %#x): not whole lines apart from match 0's", i, start, end)
+		}
 	}
 }
 
@@ -74,6 +107,12 @@ func TestParseFlags(t *testing.T) {
 	}
 	if len(o.matches) != 2 || o.seconds != 2*time.Second || o.resolutions[0] != time.Millisecond || len(o.strategies) != 2 {
 		t.Errorf("parsed %+v", o)
+	}
+	if !slices.Equal(o.works, []time.Duration{0, 200 * time.Microsecond}) {
+		t.Errorf("-work by default: %v, want [0 200µs]", o.works)
+	}
+	if o, err := parseFlags([]string{"-work", "0,80us"}, io.Discard); err != nil || !slices.Equal(o.works, []time.Duration{0, 80 * time.Microsecond}) {
+		t.Errorf("-work 0,80us: %v, %v", o.works, err)
 	}
 	if !slices.Equal(o.spins, []bool{false}) {
 		t.Errorf("-spin by default: %v, want [false]", o.spins)
@@ -104,7 +143,7 @@ func TestParseFlags(t *testing.T) {
 			t.Errorf("%q: seconds %v, warmup %v, %v; want %v, %v", tt.args, o.seconds, o.warmup, err, tt.seconds, tt.warmup)
 		}
 	}
-	for _, bad := range [][]string{{"-warmup", "soon"}, {"-matches", "0"}, {"-strategies", "nope"}, {"-resolution", "fast"}, {"-hz", "0"}, {"extra"}, {"-spin=maybe"}} {
+	for _, bad := range [][]string{{"-warmup", "soon"}, {"-matches", "0"}, {"-strategies", "nope"}, {"-resolution", "fast"}, {"-hz", "0"}, {"extra"}, {"-spin=maybe"}, {"-work", "-1ms"}, {"-work", "lots"}} {
 		if _, err := parseFlags(bad, io.Discard); err == nil {
 			t.Errorf("%q: no error", bad)
 		}
@@ -115,7 +154,7 @@ func TestParseFlags(t *testing.T) {
 // in a process of its own: the row says so, and no tick began before it was due.
 func TestChildSpin(t *testing.T) {
 	var out bytes.Buffer
-	err := run([]string{"-child", "pool", "-matches", "10", "-hz", "50", "-seconds", "0.3", "-warmup", "0", "-resolution", "200us", "-spin"}, &out, io.Discard)
+	err := run([]string{"-child", "pool", "-matches", "10", "-hz", "50", "-seconds", "0.3", "-warmup", "0", "-work", "0", "-resolution", "200us", "-spin"}, &out, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
