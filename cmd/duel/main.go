@@ -18,6 +18,14 @@
 // which both players' screens show alike. A player who quits has left; one whose machine stopped
 // answering (for the session's timeout) was lost.
 //
+// Others may watch: -spectate HOST:PORT joins the listener's game as a spectator, within its
+// first 10 minutes (it starts from the first tick and catches up), and shows it as the players
+// see it, a little behind them: the status line says it spectates, how many ticks it has
+// received but not shown yet, the tick and the confirmed checksum; q quits. The listener takes
+// up to -spectators of them (4; 0 refuses them, at most 16); a spectator refused, or whose host
+// is lost, says so and exits 1; one whose host leaves says the game is over and exits 0. A
+// spectator gives the players' -seed, and takes no -bot, -delay or -window: it plays nothing.
+//
 // -delay and -window set the session's input delay and prediction window; -seed the game's
 // seed (both players must give the same). -record FILE records the confirmed inputs and the
 // checksum of every confirmed tick; -replay FILE replays such a recording, prints "matched" and
@@ -30,7 +38,7 @@
 // -headless runs with no terminal: with -bot SEED a seeded bot plays the local paddle (it can
 // in the terminal too), and once tick -ticks N is confirmed the command prints "tick N checksum
 // HEX", and exits 0 once the other player has the tick confirmed too; both players print the
-// same line. At a desync it stops instead, and exits 1 once it has said so. Messages, and at
+// same line, and so does a headless spectator, which exits once it has run the tick. At a desync it stops instead, and exits 1 once it has said so. Messages, and at
 // the end what the session did, go to stderr. -synctest runs the game under netplay's sync test
 // (no network: every tick is played again two ticks later, and the checksums compared) for
 // -ticks ticks with two bots.
@@ -62,6 +70,8 @@ import (
 // options are the command's flags.
 type options struct {
 	listen, connect string
+	spectate        string
+	spectators      int
 	connectTimeout  time.Duration
 	delay, window   int
 	seed            uint64
@@ -71,6 +81,8 @@ type options struct {
 	headless        bool
 	ticks           uint64
 	bot             botFlag
+	// set holds the names of the flags given on the command line.
+	set map[string]bool
 }
 
 // botFlag is -bot's value, and whether it was given.
@@ -103,6 +115,7 @@ const (
 	defaultDelay          = 2
 	defaultWindow         = netplay.DefaultPredictionWindow
 	defaultConnectTimeout = 30 * time.Second
+	defaultSpectators     = 4
 )
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -113,10 +126,12 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&o.listen, "listen", "", "wait for the other player on this UDP `address` (host:port, or :port); you play the left paddle")
 	fs.StringVar(&o.connect, "connect", "", "join the player listening at this UDP `address` (:port for this machine); you play the right paddle")
-	fs.DurationVar(&o.connectTimeout, "connect-timeout", defaultConnectTimeout, "with -connect, give up if the game has not started after this long (0 waits for ever)")
+	fs.StringVar(&o.spectate, "spectate", "", "watch the game of the player listening at this UDP `address` (:port for this machine)")
+	fs.IntVar(&o.spectators, "spectators", defaultSpectators, "with -listen, how many spectators may watch your game (0 refuses them; at most 16)")
+	fs.DurationVar(&o.connectTimeout, "connect-timeout", defaultConnectTimeout, "with -connect or -spectate, give up if the game has not started after this long (0 waits for ever)")
 	fs.IntVar(&o.delay, "delay", defaultDelay, "input delay in ticks: your input counts this many ticks after you give it (0 to 30)")
 	fs.IntVar(&o.window, "window", defaultWindow, "prediction window in ticks: how far the game may run ahead of the other player's input (1 to 60; 0 for lockstep)")
-	fs.Uint64Var(&o.seed, "seed", 1, "the game's seed; both players must give the same")
+	fs.Uint64Var(&o.seed, "seed", 1, "the game's seed; both players (and spectators) must give the same")
 	fs.StringVar(&o.record, "record", "", "record the confirmed inputs and checksums to this `file`")
 	fs.StringVar(&o.replayPath, "replay", "", "replay the recording in this `file` and say whether it matched")
 	fs.BoolVar(&o.synctest, "synctest", false, "run the game under netplay's sync test with two bots for -ticks ticks")
@@ -125,7 +140,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.Var(&o.bot, "bot", "a bot seeded with this `seed` plays your paddle")
 	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
 		fs.SetOutput(stderr)
-		fmt.Fprintln(stderr, "usage: duel -listen ADDR | -connect ADDR | -replay FILE | -synctest [flags]")
+		fmt.Fprintln(stderr, "usage: duel -listen ADDR | -connect ADDR | -spectate ADDR | -replay FILE | -synctest [flags]")
 		fs.PrintDefaults()
 		return o, err
 	} else if err != nil {
@@ -134,12 +149,14 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
+	o.set = map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { o.set[f.Name] = true })
 	return o, checkOptions(&o)
 }
 
 func checkOptions(o *options) error {
 	modes := 0
-	for _, on := range []bool{o.listen != "", o.connect != "", o.replayPath != "", o.synctest} {
+	for _, on := range []bool{o.listen != "", o.connect != "", o.spectate != "", o.replayPath != "", o.synctest} {
 		if on {
 			modes++
 		}
@@ -149,23 +166,38 @@ func checkOptions(o *options) error {
 		return fmt.Errorf("-delay %d: must be 0 to %d", o.delay, netplay.MaxInputDelay)
 	case o.window < 0 || o.window > netplay.MaxPredictionWindow:
 		return fmt.Errorf("-window %d: must be 0 (lockstep) to %d", o.window, netplay.MaxPredictionWindow)
+	case o.spectators < 0 || o.spectators > netplay.MaxSpectators:
+		return fmt.Errorf("-spectators %d: must be 0 (none) to %d", o.spectators, netplay.MaxSpectators)
 	case o.connectTimeout < 0:
 		return fmt.Errorf("-connect-timeout %v: must not be negative (0 waits for ever)", o.connectTimeout)
 	case o.ticks > maxTicks:
 		return fmt.Errorf("-ticks %d: at most %d (a day)", o.ticks, maxTicks)
 	case modes == 0:
-		return errors.New("give -listen ADDR or -connect ADDR to play, -replay FILE or -synctest")
+		return errors.New("give -listen ADDR or -connect ADDR to play, -spectate ADDR to watch, -replay FILE or -synctest")
 	case modes > 1:
-		return errors.New("-listen, -connect, -replay and -synctest: one of them")
+		return errors.New("-listen, -connect, -spectate, -replay and -synctest: one of them")
 	case o.headless && o.ticks == 0:
 		return errors.New("-headless needs -ticks N: the tick whose checksum to print")
-	case o.headless && o.listen == "" && o.connect == "":
-		return errors.New("-headless plays over the network: give -listen or -connect")
+	case o.headless && o.listen == "" && o.connect == "" && o.spectate == "":
+		return errors.New("-headless plays over the network: give -listen, -connect or -spectate")
+	case o.set["spectators"] && o.listen == "":
+		return errors.New("-spectators is for the player who listens (-listen): the host of the spectators")
 	case o.record != "" && (o.replayPath != "" || o.synctest):
 		return errors.New("-record records a game played over the network, not a -replay or -synctest")
 	}
-	if o.connect != "" {
-		if err := checkConnect(o.connect); err != nil {
+	if o.spectate != "" {
+		// A spectator plays no paddle and runs only the ticks the players have settled.
+		for _, name := range []string{"bot", "delay", "window"} {
+			if o.set[name] {
+				return fmt.Errorf("-%s is for a player: a spectator (-spectate) plays no paddle", name)
+			}
+		}
+	}
+	for name, addr := range map[string]string{"connect": o.connect, "spectate": o.spectate} {
+		if addr == "" {
+			continue
+		}
+		if err := checkConnect(name, addr); err != nil {
 			return err
 		}
 	}
@@ -175,24 +207,25 @@ func checkOptions(o *options) error {
 	return nil
 }
 
-// checkConnect refuses a -connect address that names no port to send to: none, or port 0 (a
-// port of the system's choosing, which only a listener can ask for). The host is looked up
-// later: a name that does not resolve may be the network's fault, not the command line's.
-func checkConnect(addr string) error {
+// checkConnect refuses a -connect (or -spectate, the flag named) address that names no port to
+// send to: none, or port 0 (a port of the system's choosing, which only a listener can ask
+// for). The host is looked up later: a name that does not resolve may be the network's fault,
+// not the command line's.
+func checkConnect(flagName, addr string) error {
 	_, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		var addrErr *net.AddrError
 		if errors.As(err, &addrErr) {
 			err = errors.New(addrErr.Err)
 		}
-		return fmt.Errorf("-connect %s: %w (want host:port, or :port for this machine)", addr, err)
+		return fmt.Errorf("-%s %s: %w (want host:port, or :port for this machine)", flagName, addr, err)
 	}
 	n, err := net.LookupPort("udp", port)
 	switch {
 	case err != nil:
-		return fmt.Errorf("-connect %s: %q is not a port (1 to 65535)", addr, port)
+		return fmt.Errorf("-%s %s: %q is not a port (1 to 65535)", flagName, addr, port)
 	case n == 0:
-		return fmt.Errorf("-connect %s: port 0 is not one to connect to: give the port the other player listens on", addr)
+		return fmt.Errorf("-%s %s: port 0 is not one to connect to: give the port the player listens on", flagName, addr)
 	}
 	return nil
 }

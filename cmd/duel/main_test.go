@@ -40,6 +40,17 @@ func TestFlags(t *testing.T) {
 		{[]string{"-connect", "127.0.0.1:0"}, "-connect 127.0.0.1:0: port 0"},
 		{[]string{"-connect", "127.0.0.1"}, "-connect 127.0.0.1: missing port"},
 		{[]string{"-connect", ":99999"}, "-connect :99999"},
+		{[]string{"-spectate", ":0"}, "-spectate :0: port 0"},
+		{[]string{"-spectate", "127.0.0.1"}, "-spectate 127.0.0.1: missing port"},
+		{[]string{"-spectate", ":7000", "-listen", ":0"}, "one of them"},
+		{[]string{"-spectate", ":7000", "-bot", "1"}, "-bot is for a player: a spectator (-spectate) plays no paddle"},
+		{[]string{"-spectate", ":7000", "-delay", "2"}, "-delay is for a player"},
+		{[]string{"-spectate", ":7000", "-window", "8"}, "-window is for a player"},
+		{[]string{"-spectate", ":7000", "-spectators", "1"}, "-spectators is for the player who listens"},
+		{[]string{"-connect", ":7000", "-spectators", "1"}, "-spectators is for the player who listens"},
+		{[]string{"-listen", ":0", "-spectators", "17"}, "-spectators 17: must be 0 (none) to 16"},
+		{[]string{"-listen", ":0", "-spectators", "-1"}, "-spectators -1"},
+		{[]string{"-spectate", ":7000", "-headless"}, "-headless needs -ticks"},
 	} {
 		var stdout, stderr bytes.Buffer
 		code := realMain(tt.args, &stdout, &stderr)

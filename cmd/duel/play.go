@@ -24,8 +24,9 @@ func startMeta(seed uint64) []byte {
 	return []byte("duel-start/1 seed=" + strconv.FormatUint(seed, 10))
 }
 
-// runNetwork plays a game over UDP: in the terminal, or headless until tick opts.ticks is
-// confirmed. The terminal, if one was opened, is restored before it returns.
+// runNetwork plays a game over UDP, or watches one (-spectate): in the terminal, or headless
+// until tick opts.ticks is confirmed. The terminal, if one was opened, is restored before it
+// returns.
 func runNetwork(ctx context.Context, opts options, stdout, stderr io.Writer) error {
 	conn, peer, err := openConn(opts)
 	if err != nil {
@@ -41,12 +42,13 @@ func runNetwork(ctx context.Context, opts options, stdout, stderr io.Writer) err
 		bot = &b
 	}
 	a := &app{
-		opts:   opts,
-		conn:   conn,
-		local:  local,
-		stdout: stdout,
-		stderr: stderr,
-		events: make([]netplay.Event, 0, 16),
+		opts:       opts,
+		conn:       conn,
+		local:      local,
+		spectating: opts.spectate != "",
+		stdout:     stdout,
+		stderr:     stderr,
+		events:     make([]netplay.Event, 0, 16),
 	}
 	rec, err := openRecording(opts.record, a.warn)
 	if err != nil {
@@ -76,10 +78,16 @@ func runNetwork(ctx context.Context, opts options, stdout, stderr io.Writer) err
 	if desync {
 		fmt.Fprintf(stderr, "duel: %v\n", a.desync)
 	}
-	if opts.headless && a.running && a.loop != nil {
+	switch {
+	case opts.headless && a.running && a.loop != nil && a.spectating:
+		a.printSpectatorStats(stderr)
+	case opts.headless && a.running && a.loop != nil:
 		a.printStats(stderr)
 	}
 	err = errors.Join(err, a.close())
+	if a.over != "" {
+		fmt.Fprintf(stderr, "duel: %s\n", a.over)
+	}
 	if !opts.headless {
 		// Told on the message row as they came, and again now that the terminal is back.
 		for _, w := range a.warnings {
@@ -122,7 +130,7 @@ func (a *app) printStats(w io.Writer) {
 }
 
 // openConn opens the UDP socket: on -listen's address, or on a port of the system's choosing
-// to reach -connect's, which it returns.
+// to reach -connect's (or -spectate's), which it returns.
 func openConn(opts options) (net.PacketConn, net.Addr, error) {
 	if opts.listen != "" {
 		conn, err := net.ListenPacket("udp", opts.listen)
@@ -131,9 +139,13 @@ func openConn(opts options) (net.PacketConn, net.Addr, error) {
 		}
 		return conn, nil, nil
 	}
-	peer, err := net.ResolveUDPAddr("udp", opts.connect)
+	flagName, addr := "-connect", opts.connect
+	if opts.spectate != "" {
+		flagName, addr = "-spectate", opts.spectate
+	}
+	peer, err := net.ResolveUDPAddr("udp", addr)
 	if err != nil {
-		return nil, nil, fmt.Errorf("-connect: %w", err)
+		return nil, nil, fmt.Errorf("%s: %w", flagName, err)
 	}
 	if peer.IP == nil || peer.IP.IsUnspecified() {
 		// ":7000" means this machine, as it does to net.Dial; the session needs the address
@@ -148,7 +160,7 @@ func openConn(opts options) (net.PacketConn, net.Addr, error) {
 	}
 	conn, err := net.ListenPacket(network, wildcard)
 	if err != nil {
-		return nil, nil, fmt.Errorf("-connect: %w", err)
+		return nil, nil, fmt.Errorf("%s: %w", flagName, err)
 	}
 	return conn, peer, nil
 }
@@ -240,6 +252,9 @@ type app struct {
 	stderr io.Writer // headless, the events go there
 	rec    *recording
 	game   *game
+	// spectating: this side watches the game (-spectate) of the player at peer, its host;
+	// local is then no one's.
+	spectating bool
 
 	// found delivers the address of the first packet that arrives while waiting for the other
 	// player (-listen); nil once the session has started.
@@ -260,6 +275,9 @@ type app struct {
 	peerLost bool           // peerOut, for want of hearing from it (it did not say goodbye)
 	failed   error          // why the game ended, told as it is (the loop's errors name the tick)
 	desync   *netplay.Event // the first desync seen
+	// over says, for stderr once the terminal is restored, how a watched game ended when its
+	// host left it: the end of the game, not a failure.
+	over string
 	// warnings are what went wrong without ending the game, for stderr once the terminal is
 	// restored (headless, they go there at once).
 	warnings []string
@@ -312,8 +330,12 @@ func (a *app) waitForPeer() {
 	}()
 }
 
-// startSession starts the session with the other player at peer.
+// startSession starts the session with the other player at peer, or, spectating, with the
+// game's host there.
 func (a *app) startSession(peer net.Addr) error {
+	if a.spectating {
+		return a.startSpectator(peer)
+	}
 	players := make([]netplay.Player, 2)
 	players[a.local] = netplay.Player{Local: true}
 	players[1-a.local] = netplay.Player{Addr: peer}
@@ -328,6 +350,9 @@ func (a *app) startSession(peer net.Addr) error {
 		Record:           a.rec.writer(),
 		RecordName:       recordName,
 		RecordMeta:       startMeta(a.opts.seed),
+	}
+	if a.opts.listen != "" {
+		cfg.Spectators = a.opts.spectators
 	}
 	s, err := netplay.NewSession(a.conn, cfg)
 	if err != nil {
@@ -409,7 +434,10 @@ func (a *app) Update(u *gameloop.Update) error {
 		}
 	}
 	if err := a.inner.Update(u); errors.Is(err, netplay.ErrRefused) {
-		a.failed = refusedError{peer: a.peer, err: err}
+		a.failed = refusedError{peer: a.peer, spectator: a.spectating, err: err}
+		return gameloop.ErrStop
+	} else if a.spectating && errors.Is(err, netplay.ErrDisconnected) {
+		a.failed = a.hostGone(err)
 		return gameloop.ErrStop
 	} else if err != nil {
 		return err
@@ -418,7 +446,7 @@ func (a *app) Update(u *gameloop.Update) error {
 	for i := range a.events {
 		a.event(&a.events[i])
 	}
-	if a.opts.connect != "" && !a.running {
+	if (a.opts.connect != "" || a.spectating) && !a.running {
 		if err := a.connecting(); err != nil {
 			a.failed = err
 			return gameloop.ErrStop
@@ -449,12 +477,16 @@ func (a *app) connecting() error {
 	waited := now - a.waitStart
 	tries := a.session.PeerStats(1 - a.local).PacketsSent
 	peer := a.peer
+	who := "the other player"
+	if a.spectating {
+		who = "the game's host"
+	}
 	if timeout := a.opts.connectTimeout; timeout > 0 && waited >= timeout {
 		if a.heard {
-			return fmt.Errorf("the handshake with the other player at %s did not finish in %v (-connect-timeout waits longer)", peer, timeout)
+			return fmt.Errorf("the handshake with %s at %s did not finish in %v (-connect-timeout waits longer)", who, peer, timeout)
 		}
-		return fmt.Errorf("no answer from the other player at %s in %v (%d handshake tries): is duel -listen running there, "+
-			"and can this machine reach its port? (-connect-timeout waits longer)", peer, timeout, tries)
+		return fmt.Errorf("no answer from %s at %s in %v (%d handshake tries): is duel -listen running there, "+
+			"and can this machine reach its port? (-connect-timeout waits longer)", who, peer, timeout, tries)
 	}
 	if a.heard {
 		return nil // the events say how the handshake goes
@@ -464,7 +496,7 @@ func (a *app) connecting() error {
 	if tries == 1 {
 		triesWord = "try"
 	}
-	a.status.Message = fmt.Sprintf("waiting for the other player at %s: %d %s in %v", peer, tries, triesWord, waited.Truncate(time.Second))
+	a.status.Message = fmt.Sprintf("waiting for %s at %s: %d %s in %v", who, peer, tries, triesWord, waited.Truncate(time.Second))
 	if timeout := a.opts.connectTimeout; timeout > 0 {
 		a.status.Message += fmt.Sprintf(" of %v", timeout)
 	}
@@ -476,13 +508,18 @@ func (a *app) connecting() error {
 }
 
 // refusedError is the session's ErrRefused, told as a player would: the listener at peer plays
-// with someone else already.
+// with someone else already; or, to a spectator, it takes no more spectators.
 type refusedError struct {
-	peer string
-	err  error
+	peer      string
+	spectator bool
+	err       error
 }
 
 func (e refusedError) Error() string {
+	if e.spectator {
+		return "the game at " + e.peer + " refuses spectators: it takes none (-spectators 0), has all it takes, " +
+			"or has been under way too long (a spectator joins in its first 10 minutes)"
+	}
 	return "the other side's game is full: the player at " + e.peer + " plays with someone else"
 }
 
@@ -507,12 +544,12 @@ func (a *app) finalize() error {
 		return nil
 	}
 	for t := (a.final/duel.SyncEvery + 1) * duel.SyncEvery; t <= final; t += duel.SyncEvery {
-		if sum, ok := a.game.saved(t); ok {
+		if sum, ok := a.checksum(t); ok {
 			a.status.Synced, a.status.SyncSum = t, sum
 		}
 	}
 	if want := a.opts.ticks; a.opts.headless && want > a.final && want <= final {
-		sum, ok := a.game.saved(want)
+		sum, ok := a.checksum(want)
 		if !ok {
 			return fmt.Errorf("tick %d became final after its state was dropped (at tick %d)", want, st.Tick)
 		}
@@ -522,8 +559,23 @@ func (a *app) finalize() error {
 	return nil
 }
 
+// checksum returns the checksum of final tick t, if still held. A player's slots hold every
+// tick that becomes final (see finalize); a spectator's session holds two slots and runs up to
+// 8 ticks at a time while it catches up, so its checksums come from the session, which keeps
+// those of the last few hundred final ticks.
+func (a *app) checksum(t uint64) (uint64, bool) {
+	if a.spectating {
+		return a.session.Checksum(t)
+	}
+	return a.game.saved(t)
+}
+
 // event shows what the session reports.
 func (a *app) event(e *netplay.Event) {
+	if a.spectating {
+		a.spectatorEvent(e)
+		return
+	}
 	switch e.Kind {
 	case netplay.EventSynchronizing:
 		a.heard = true
@@ -583,6 +635,9 @@ func sideName(player int) string {
 // its delay ahead of the tick it runs, and runs no more than its window past the inputs it has.
 func (a *app) headlessEnd() error {
 	want := a.opts.ticks
+	if a.spectating {
+		return a.spectatorEnd()
+	}
 	if !a.printed && a.final >= want {
 		if _, err := fmt.Fprintf(a.stdout, "tick %d checksum %016x\n", want, a.wantSum); err != nil {
 			return fmt.Errorf("printing the checksum: %w", err)
@@ -618,7 +673,9 @@ func (a *app) Input(in *gameloop.Input) error {
 	case gameloop.KeyQ, gameloop.KeyEscape:
 		return gameloop.ErrStop
 	}
-	a.game.keys.press(in)
+	if !a.spectating {
+		a.game.keys.press(in)
+	}
 	return nil
 }
 
@@ -629,10 +686,12 @@ func (a *app) Render(*gameloop.Render) error {
 	}
 	st := &a.status
 	st.Player = a.local
+	st.Spectating = a.spectating
 	if a.session != nil {
 		ps := a.session.PeerStats(1 - a.local)
 		st.Ping, st.Ahead = ps.Ping, ps.TicksAhead
-		st.Rollback = a.session.Stats().LastRollback
+		stats := a.session.Stats()
+		st.Rollback, st.Behind = stats.LastRollback, stats.Behind
 	}
 	// Before the other player answers, and once it has gone, nothing measures the round trip
 	// or the ticks ahead: the last figures would stay on, frozen.

@@ -261,3 +261,27 @@ func TestViewWide(t *testing.T) {
 		t.Errorf("top border %q: %d cells, want %d", top, len([]rune(top)), ViewWidth)
 	}
 }
+
+// A spectator's view: the border says it spectates, with no keys to move a paddle, and the
+// status line says so, with the ticks behind in place of the ticks ahead and the rollback.
+func TestViewSpectating(t *testing.T) {
+	s := New(1)
+	var g Grid
+	v := NewView(&g)
+	st := Status{Spectating: true, Ping: 231_000_000, Behind: 3, Ahead: 5, Rollback: 4, Synced: 1200, SyncSum: 0x9af3bc12d4e5f6a7}
+	v.Draw(&s, &st)
+	if top := g.Line(0); !strings.HasPrefix(top, "┌─ duel 0 : 0 ─ spectating, q quits ─") || len([]rune(top)) != ViewWidth {
+		t.Errorf("top border %q", top)
+	}
+	if got, want := g.Line(statusRow), "spectating ping 231ms behind 3 tick 0 sync 1200 9af3bc12d4e5f6a7"; got != want {
+		t.Errorf("status line %q, want %q", got, want)
+	}
+	st.NoPeer = true
+	v.Draw(&s, &st)
+	if got, want := g.Line(statusRow), "spectating ping - behind - tick 0 sync 1200 9af3bc12d4e5f6a7"; got != want {
+		t.Errorf("status line %q with no host heard, want %q", got, want)
+	}
+	if allocs := testing.AllocsPerRun(100, func() { v.Draw(&s, &st) }); allocs != 0 {
+		t.Errorf("%v allocations a frame, want 0", allocs)
+	}
+}

@@ -35,6 +35,12 @@ type Status struct {
 	SyncSum uint64
 	// Message is shown above the status line: what is waited for, or what went wrong.
 	Message string
+	// Spectating says that this peer watches the game rather than plays it (Player is then
+	// no one's): the status line says so, and shows Behind where a player's shows the ticks
+	// ahead and the rollback.
+	Spectating bool
+	// Behind is, for a spectator, how many ticks it has received but not shown yet.
+	Behind uint64
 }
 
 // SyncEvery is how many ticks apart the confirmed checksums the status line shows are: a
@@ -78,13 +84,17 @@ func NewView(out Surface) *View {
 	return &View{out: out, line: make([]byte, 0, 128)}
 }
 
-// title is shown in the top border after the score.
-const title = " w/s or arrows move, q quits "
+// title is shown in the top border after the score; spectatorTitle instead to a spectator,
+// who has no paddle to move.
+const (
+	title          = " w/s or arrows move, q quits "
+	spectatorTitle = " spectating, q quits "
+)
 
 // Draw draws one frame of s with st on the status line. Every cell of the view is drawn, blanks
 // included, so that a terminal is sent only the cells that changed.
 func (v *View) Draw(s *State, st *Status) {
-	v.border(s)
+	v.border(s, st)
 	v.field(s)
 	v.line = append(v.line[:0], st.Message...)
 	v.text(messageRow, v.line, tcell.StyleDefault)
@@ -124,7 +134,7 @@ func (v *View) text(y int, b []byte, style tcell.Style) {
 }
 
 // border draws the frame around the field, with the score and the keys in the top one.
-func (v *View) border(s *State) {
+func (v *View) border(s *State, st *Status) {
 	var top [ViewWidth]rune
 	for i := range top {
 		top[i] = '─'
@@ -142,7 +152,11 @@ func (v *View) border(s *State) {
 		x++
 	}
 	x++
-	for _, c := range title {
+	keys := title
+	if st.Spectating {
+		keys = spectatorTitle
+	}
+	for _, c := range keys {
 		if x >= ViewWidth-2 {
 			break
 		}
@@ -209,8 +223,24 @@ func (v *View) field(s *State) {
 //
 // the local player's side, the round-trip time, the ticks this peer runs ahead, the depth of
 // the last rollback, the tick shown, and the last confirmed tick of a multiple of SyncEvery
-// with its checksum. With st.NoPeer the round trip and the ticks ahead are "-".
+// with its checksum. With st.NoPeer the round trip and the ticks ahead are "-". A spectator's
+// (st.Spectating) says so where the side goes, and shows how many ticks it is behind what it
+// has received in place of the ticks ahead and the rollback, which it has none of:
+//
+//	spectating ping 230ms behind 3 tick 1234 sync 1200 9af3bc12d4e5f6a7
 func (v *View) AppendStatus(b []byte, s *State, st *Status) []byte {
+	if st.Spectating {
+		b = append(b, "spectating"...)
+		if st.NoPeer {
+			b = append(b, " ping - behind -"...)
+		} else {
+			b = append(b, " ping "...)
+			b = strconv.AppendInt(b, st.Ping.Milliseconds(), 10)
+			b = append(b, "ms behind "...)
+			b = strconv.AppendUint(b, st.Behind, 10)
+		}
+		return v.appendTick(b, s, st)
+	}
 	if st.Player == 0 {
 		b = append(b, "left"...)
 	} else {
@@ -229,6 +259,12 @@ func (v *View) AppendStatus(b []byte, s *State, st *Status) []byte {
 	}
 	b = append(b, " rollback "...)
 	b = strconv.AppendInt(b, int64(st.Rollback), 10)
+	return v.appendTick(b, s, st)
+}
+
+// appendTick appends the end of the status line: the tick shown, and the last confirmed tick
+// of a multiple of SyncEvery with its checksum.
+func (v *View) appendTick(b []byte, s *State, st *Status) []byte {
 	b = append(b, " tick "...)
 	b = strconv.AppendUint(b, s.Tick, 10)
 	if st.Synced > 0 {
