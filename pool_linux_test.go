@@ -162,11 +162,11 @@ func TestArmedWorkerSharesBurst(t *testing.T) {
 		}
 		m.StartAt(at - burstStep)
 	}
-	runnerOf(c).perMatch = splitAbove // long enough to share from its start
 	if !p.armWorker() {
 		t.Fatal("armWorker: false, where canArm reported true")
 	}
 	batch := popBurst(c, at)
+	setCosts(batch, shareAbove) // long enough to share from its start
 	if len(batch) != len(gs) {
 		t.Fatalf("%d entries due, want %d", len(batch), len(gs))
 	}

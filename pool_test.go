@@ -549,7 +549,7 @@ func TestRunDueSharesBurst(t *testing.T) {
 	if len(batch) != 326 {
 		t.Fatalf("%d entries due, want 326", len(batch))
 	}
-	runnerOf(c).perMatch = splitAbove // long enough to share from its start
+	setCosts(batch, shareAbove) // long enough to share from its start
 	runnerOf(c).runDue(batch)
 	if p.tail != nil {
 		t.Errorf("after the burst: %d entries left in the tail", len(p.tail))
@@ -604,11 +604,11 @@ func TestRunDueStopsSharing(t *testing.T) {
 	for _, g := range gs {
 		g.busy = 20 * time.Microsecond // the burst takes at least 4 ms
 	}
-	// Foreseen alone: 2 ms, long enough to share.
-	runnerOf(c).perMatch = 10 * time.Microsecond
 	bursts := int32(0)
 	burst := func() {
-		runnerOf(c).runDue(popBurst(c, at+time.Duration(bursts)*burstStep))
+		batch := popBurst(c, at+time.Duration(bursts)*burstStep)
+		setCosts(batch, 10*time.Microsecond) // foreseen alone: 2 ms, long enough to share
+		runnerOf(c).runDue(batch)
 		bursts++
 		waitTicks(t, "match", gs, bursts) // all run by the waiter
 	}
@@ -640,3 +640,13 @@ func TestRunDueStopsSharing(t *testing.T) {
 // runnerOf returns the runner of c's pools: c must have a pool, made by the caller's goroutine
 // (the runner is set once, by the clock's first pool).
 func runnerOf(c *SharedClock) *poolRunner { return c.runner.(*poolRunner) }
+
+// setCosts gives each match's entry of batch the cost d, as if its last pass had taken that
+// long, for the dispatch to foresee the burst's length.
+func setCosts(batch []*waitEntry, d time.Duration) {
+	for _, e := range batch {
+		if matchOf(e) != nil {
+			e.cost = d
+		}
+	}
+}
