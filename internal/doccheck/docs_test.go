@@ -198,6 +198,7 @@ var unattended = map[string]string{
 	"go run ./cmd/duel -connect 192.0.2.10:7000":                                 "an interactive terminal game on two machines: cmd/duel's tests play two over loopback UDP",
 	"go run ./cmd/duel -connect 127.0.0.1:7001":                                  "an interactive terminal game through netsim: cmd/duel/e2e_test.go plays two in tmux through netsim",
 	"go run ./cmd/netsim -listen 127.0.0.1:7001 -to 127.0.0.1:7000 -preset poor": "a proxy that runs until Ctrl-C: cmd/duel's and cmd/netsim's tests run it",
+	"go run ./cmd/duel -spectate 127.0.0.1:7000":                                 "an interactive terminal spectator: cmd/duel/spectate_test.go watches a game in tmux",
 }
 
 // inSuite lists the commands of the documents that run tests scripts/test.sh runs itself, each
@@ -205,10 +206,11 @@ var unattended = map[string]string{
 var inSuite = map[string]string{
 	"go test":                          "names the tool in a sentence; scripts/test.sh runs every package's tests",
 	"go test -race ./cmd/matchserver/": "scripts/test.sh's go test -race ./... runs it",
-	"go test -count=1 -v -run TestBrowser ./cmd/bounceweb":                                       "scripts/test.sh's go test -race ./... runs it",
-	"bash scripts/test.d/wasm.sh":                                                                "scripts/test.sh runs every script of scripts/test.d",
-	"GAMELOOP_DUEL_TICKS=1800 go test -count=1 -v -run TestHeadlessThroughNetsimPoor ./cmd/duel": "scripts/test.sh's go test -race ./... runs it at 600 ticks",
-	"go test -count=1 -v -run TestFloatsFuseByBuild ./internal/duel":                             "scripts/test.sh's go test -race ./... runs it",
+	"go test -count=1 -v -run TestBrowser ./cmd/bounceweb":                                        "scripts/test.sh's go test -race ./... runs it",
+	"bash scripts/test.d/wasm.sh":                                                                 "scripts/test.sh runs every script of scripts/test.d",
+	"GAMELOOP_DUEL_TICKS=1800 go test -count=1 -v -run TestHeadlessThroughNetsimPoor ./cmd/duel":  "scripts/test.sh's go test -race ./... runs it at 600 ticks",
+	"GAMELOOP_DUEL_TICKS=1800 go test -count=1 -v -run TestSpectatorThroughNetsimPoor ./cmd/duel": "scripts/test.sh's go test -race ./... runs it at 600 ticks",
+	"go test -count=1 -v -run TestFloatsFuseByBuild ./internal/duel":                              "scripts/test.sh's go test -race ./... runs it",
 }
 
 // measuresInSuite lists the commands that print figures the documents quote and that no
@@ -216,10 +218,11 @@ var inSuite = map[string]string{
 // TestSimulatedPresets on simulated time, which checks its figures against docs/duel.md's
 // table when run as pasted. scripts/measure.sh runs them with the others at full length.
 var measuresInSuite = map[string]bool{
-	"go test -count=1 -v -run TestBrowser ./cmd/bounceweb":                                       true,
-	"GAMELOOP_DUEL_TICKS=1800 go test -count=1 -v -run TestHeadlessThroughNetsimPoor ./cmd/duel": true,
-	"GAMELOOP_DUEL_MINUTES=10 go test -count=1 -v -run TestSimulatedPresets ./cmd/duel":          true,
-	"go test -count=1 -run TestBandwidthInputsChanging -v ./netplay":                             true,
+	"go test -count=1 -v -run TestBrowser ./cmd/bounceweb":                                        true,
+	"GAMELOOP_DUEL_TICKS=1800 go test -count=1 -v -run TestHeadlessThroughNetsimPoor ./cmd/duel":  true,
+	"GAMELOOP_DUEL_TICKS=1800 go test -count=1 -v -run TestSpectatorThroughNetsimPoor ./cmd/duel": true,
+	"GAMELOOP_DUEL_MINUTES=10 go test -count=1 -v -run TestSimulatedPresets ./cmd/duel":           true,
+	"go test -count=1 -run TestBandwidthInputsChanging -v ./netplay":                              true,
 }
 
 // prepared lists commands that need a file an unattended command would make, and the command
@@ -229,12 +232,19 @@ var prepared = map[string]string{
 	"go run ./cmd/bounce -replay web.rec":    "cp cmd/bounceweb/testdata/chromium.rec web.rec",
 	"go run ./cmd/duel -replay left.rec":     duelPair,
 	"go run ./cmd/duel -replay right.rec":    duelPair,
+	"go run ./cmd/duel -replay watched.rec":  duelWatched,
 }
 
 // duelPair is docs/duel.md's headless game between two peers, which records left.rec and
 // right.rec.
 const duelPair = "go run ./cmd/duel -listen 127.0.0.1:7300 -headless -ticks 120 -bot 1 -record left.rec & " +
 	"go run ./cmd/duel -connect 127.0.0.1:7300 -headless -ticks 120 -bot 2 -record right.rec && wait $!"
+
+// duelWatched is docs/duel.md's headless game between two peers and a spectator, which
+// records watched.rec.
+const duelWatched = "go run ./cmd/duel -listen 127.0.0.1:7310 -headless -ticks 120 -bot 1 & " +
+	"go run ./cmd/duel -spectate 127.0.0.1:7310 -headless -ticks 120 -record watched.rec & " +
+	"go run ./cmd/duel -connect 127.0.0.1:7310 -headless -ticks 120 -bot 2 && wait"
 
 // shortening is how the test shortens a command of one tool that runs for a set time: the
 // benchmarks that made the documents' tables and plots, and demos paced in real time. Each
