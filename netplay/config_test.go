@@ -1,6 +1,7 @@
 package netplay
 
 import (
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -33,6 +34,7 @@ func TestConfigErrors(t *testing.T) {
 		{func(c *Config[testInput]) { c.Players = []Player{{Local: true}, {Local: true}} }, "every player is local"},
 		{func(c *Config[testInput]) { c.Players = []Player{{Local: true}, {Addr: conn.LocalAddr()}} }, "Config.Players[1].Addr = a: the conn's own address"},
 		{func(c *Config[testInput]) { c.Codec = nil }, "Config.Codec"},
+		{func(c *Config[testInput]) { c.SparseSaving, c.Record = true, io.Discard }, "Config.SparseSaving"},
 		{func(c *Config[testInput]) { c.InputDelay = -1 }, "Config.InputDelay = -1"},
 		{func(c *Config[testInput]) { c.InputDelay = MaxInputDelay + 1 }, "Config.InputDelay = 31"},
 		{func(c *Config[testInput]) { c.PredictionWindow = MaxPredictionWindow + 1 }, "Config.PredictionWindow = 61"},

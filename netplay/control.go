@@ -77,10 +77,11 @@ func (s *Session[I]) RemoteHandles() []int {
 
 // Checksum returns the checksum of the game's state after final tick (at or before
 // Stats().Confirmed: it will not run again) as the game gave it on its Save request, and true;
-// or false for a tick not final yet, or too old to be held (the last few hundred are).
+// or false for a tick not final yet, too old to be held (the last few hundred are), or, with
+// Config.SparseSaving, not saved.
 func (s *Session[I]) Checksum(tick uint64) (uint64, bool) {
 	s.takeChecksums()
-	if tick > min(s.final, s.tick) || s.tick >= tick+ring-1 {
+	if tick > min(s.final, s.tick) || s.tick >= tick+ring-1 || s.savedTick[tick%ring] != tick {
 		return 0, false
 	}
 	return s.sums[tick%ring], true

@@ -186,6 +186,15 @@ type Config[I comparable] struct {
 	// spectate makes the session a spectator's (NewSpectator).
 	spectate bool
 
+	// SparseSaving makes the session ask the game to save only the states a rollback can
+	// go back to, instead of the state after every tick it runs: the state after the last
+	// final tick (and the states whose checksums the peers compare, one every
+	// DesyncInterval ticks). A rollback then goes back to that state and plays every tick
+	// since again: fewer saves, more steps. Choose it for a game whose Save costs more than
+	// its Step. Slots is 3. Record cannot be used with it (a recording holds every tick's
+	// checksum), and Checksum knows only the ticks saved.
+	SparseSaving bool
+
 	// Predict, if set, predicts a remote player's input for a tick whose input has not
 	// arrived, from the player's last input received (by default the last input itself is
 	// the prediction: buttons held stay held). A game whose inputs change in a known way

@@ -235,8 +235,13 @@ type Session[I comparable] struct {
 	final, finalDone uint64
 	sums             [ring]uint64 // checksums of the states saved, by tick
 	// sentAt is when each tick's local inputs were added, and first sent.
-	sentAt  [ring]time.Duration
-	ourSums [checksumHistory]checksum
+	sentAt [ring]time.Duration
+	// savedTick is the tick whose checksum sums holds, by tick (sparse saving saves only
+	// some); saved and savedSlot are the state a sparse rollback loads (sparse.go).
+	savedTick [ring]uint64
+	saved     uint64
+	savedSlot int
+	ourSums   [checksumHistory]checksum
 
 	events    []Event
 	stats     Stats
@@ -336,6 +341,10 @@ func NewSession[I comparable](conn net.PacketConn, cfg Config[I]) (*Session[I], 
 	}
 	s.slots = s.depth + 2
 	ticksACall := s.depth + 2 // a rollback's and the new tick
+	if cfg.SparseSaving {
+		s.slots = sparseSlots
+		ticksACall = s.depth + s.window + 3 // from the saved state, which may lag the final tick by the window
+	}
 	if cfg.spectate {
 		s.spectating, s.window, s.depth, s.slots = true, 0, 0, 2
 		ticksACall = spectatorCatchUp
@@ -389,6 +398,9 @@ func (cfg *Config[I]) check() error {
 	}
 	if locals == 0 && !cfg.spectate {
 		return bad("Players", n, "no player is local: use NewSpectator to watch a game")
+	}
+	if cfg.SparseSaving && cfg.Record != nil {
+		return bad("SparseSaving", true, "cannot be used with Record: a recording holds every tick's checksum")
 	}
 	if cfg.Spectators < 0 || cfg.Spectators > MaxSpectators {
 		return bad("Spectators", cfg.Spectators, fmt.Sprintf("must be 0 to %d", MaxSpectators))
@@ -634,6 +646,12 @@ func (s *Session[I]) Advance(now time.Duration) ([]Request[I], error) {
 	if s.tick == 0 {
 		s.reqs = append(s.reqs, Request[I]{Kind: Save, Tick: 0, Slot: 0}) // the state to go back to
 	}
+	if s.cfg.SparseSaving {
+		s.advanceSparse(next)
+		s.tick = next
+		s.final = min(s.confirmed(), s.tick)
+		return s.reqs, nil
+	}
 	used := 0
 	// A rollback to the first tick that ran with an input that proved wrong.
 	if first := s.firstWrong(); first <= s.tick {
@@ -704,16 +722,21 @@ func (s *Session[I]) input(q *player[I], t uint64) PlayerInput[I] {
 // advanceRequest appends Advance and Save requests for tick t, with inputs from s.inputs[used:],
 // and returns how many of s.inputs are used.
 func (s *Session[I]) advanceRequest(t uint64, used int) int {
+	used = s.advanceOnly(t, used)
+	s.reqs = append(s.reqs, Request[I]{Kind: Save, Tick: t, Slot: int(t % uint64(s.slots))})
+	return used
+}
+
+// advanceOnly appends the Advance request of tick t, with inputs from s.inputs[used:], and
+// returns how many of s.inputs are used.
+func (s *Session[I]) advanceOnly(t uint64, used int) int {
 	n := len(s.queues)
 	ins := s.inputs[used : used+n : used+n]
 	for h, q := range s.queues {
 		ins[h] = s.input(q, t)
 		q.used[t%ring] = ins[h]
 	}
-	slot := int(t % uint64(s.slots))
-	s.reqs = append(s.reqs,
-		Request[I]{Kind: Advance, Tick: t, Slot: slot, Inputs: ins},
-		Request[I]{Kind: Save, Tick: t, Slot: slot})
+	s.reqs = append(s.reqs, Request[I]{Kind: Advance, Tick: t, Inputs: ins})
 	return used + n
 }
 
@@ -722,6 +745,7 @@ func (s *Session[I]) takeChecksums() {
 	for i := range s.reqs {
 		if r := &s.reqs[i]; r.Kind == Save {
 			s.sums[r.Tick%ring] = r.Checksum
+			s.savedTick[r.Tick%ring] = r.Tick
 		}
 	}
 	s.reqs = s.reqs[:0]
