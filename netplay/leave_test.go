@@ -20,6 +20,7 @@ type leaveGame struct {
 	players int
 	window  int
 	delay   int
+	sparse  bool // Config.SparseSaving
 	faults  []leaveFault
 }
 
@@ -37,8 +38,8 @@ func (f leaveFault) String() string {
 }
 
 // newLeaveGame draws game seed: 3 to 8 peers, each link its own latency (0-300 ms), jitter and
-// loss (0-20%) each way, a window of 1 to 20 and a delay of 0 to 5; 1 to 3 faults, each a
-// peer killed or a link cut, 0 to 2 s apart from 4 s on.
+// loss (0-20%) each way, a window of 1 to 20 and a delay of 0 to 5, sparse saving or not; 1 to
+// 3 faults, each a peer killed or a link cut, 0 to 2 s apart from 4 s on.
 func newLeaveGame(seed uint64) (leaveGame, *rand.Rand) {
 	r := rand.New(rand.NewPCG(seed, 0x1ea7e))
 	g := leaveGame{players: 3 + r.IntN(6), window: 1 + r.IntN(20), delay: r.IntN(6)}
@@ -60,6 +61,7 @@ func newLeaveGame(seed uint64) (leaveGame, *rand.Rand) {
 		}
 		g.faults = append(g.faults, f)
 	}
+	g.sparse = r.IntN(2) == 0
 	return g, r
 }
 
@@ -102,6 +104,7 @@ func playLeaveGameSim(t *testing.T, seed uint64, lg leaveGame, r *rand.Rand) (*s
 	}
 	const ticks = 720 // 12 s: the faults end by 6 s, and the timeout is 2 s
 	sm := newSim(t, simConfig{players: lg.players, ticks: ticks, seed: seed*1000 + 7, delay: lg.delay, window: lg.window,
+		configure: func(h int, cfg *Config[testInput]) { cfg.SparseSaving = lg.sparse },
 		at: func(now time.Duration, sm *sim) {
 			if now == sm.end()-3*time.Second {
 				for _, p := range sm.peers {

@@ -15,15 +15,9 @@ type countingGame struct {
 	saves, steps int
 }
 
-// Step steps the game and notes the checksum after it, as Save would: with sparse saving,
-// the game is not asked to save every tick.
 func (g *countingGame) Step(tick uint64, inputs []PlayerInput[testInput]) error {
 	g.steps++
-	if err := g.testGame.Step(tick, inputs); err != nil {
-		return err
-	}
-	g.sums[tick-1] = g.checksum()
-	return nil
+	return g.testGame.Step(tick, inputs)
 }
 
 func (g *countingGame) Save(slot int) uint64 {
