@@ -264,6 +264,8 @@ var shortenings = []shortening{
 	// A benchmark runs for -benchtime (1s), -count times.
 	// The package's tests, which -bench runs too, run in the suite: only the benchmarks here.
 	{prefix: "go test ", flag: "bench", set: map[string]string{"benchtime": "10x", "count": "1", "run": "^$"}, measuring: true},
+	// Ebitengine's loop and gameloop inside it, a process each for -seconds, -runs times.
+	{prefix: "xvfb-run -a go run ./backend/ebiten/internal/bench ", set: map[string]string{"seconds": "3", "runs": "1"}, measuring: true},
 	// Peers leaving netplay games: -leave-games seeded games, about 30 ms each.
 	{prefix: "go test ", flag: "leave-games", set: map[string]string{"leave-games": "20"}, measuring: true},
 	// A headless bounce is paced in real time: -seconds of game time take as long.
@@ -541,6 +543,7 @@ func TestShortForm(t *testing.T) {
 		{"go test -run TestZeroAllocsPerFrame .", "go test -run TestZeroAllocsPerFrame .", false},
 		{"go test -count=1 -v -run TestBrowser ./cmd/bounceweb", "go test -count=1 -v -run TestBrowser ./cmd/bounceweb", true},
 		{"go test -count=1 -run TestPeersLeave ./netplay -leave-games 1000", "go test -count=1 -run TestPeersLeave ./netplay -leave-games 20", true},
+		{"xvfb-run -a go run ./backend/ebiten/internal/bench -seconds 60 -runs 3", "xvfb-run -a go run ./backend/ebiten/internal/bench -seconds 3 -runs 1", true},
 		{"go run ./cmd/loopbench -seconds 8 && ls", "go run ./cmd/loopbench -seconds 8 && ls", false},
 	}
 	for _, tt := range tests {
