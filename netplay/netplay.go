@@ -389,8 +389,12 @@ type Stats struct {
 	// SendErrors counts the packets the conn failed to send (a full socket buffer, say): they
 	// count as lost, and the protocol sends their content again.
 	SendErrors uint64
-	// Spectators is how many spectators this peer serves now (Config.Spectators).
-	Spectators int
+	// Spectators is how many spectators this peer serves now (Config.Spectators), and
+	// SpectatorsHave the least tick up to which every one of them has acknowledged the
+	// inputs: a host that ends its match at tick N and wants its spectators to see it to the
+	// end waits for SpectatorsHave to reach N before it closes.
+	Spectators     int
+	SpectatorsHave uint64
 	// Behind is, for a spectator, how many ticks it has received but not run yet.
 	Behind uint64
 	// ReadErrors counts the errors the conn returned on reading (a conn polled with

@@ -211,6 +211,7 @@ type Session[I comparable] struct {
 	history          []byte
 	specBuf, specRef []byte
 	spectating       bool
+	hostErr          error     // a spectator's host lost
 	rnd              io.Reader // the nonces' source
 
 	// lost holds the players whose peer we have lost (membership.go); first is our
@@ -486,11 +487,7 @@ func (s *Session[I]) Stats() Stats {
 	// again: not final yet.
 	st.Confirmed = min(s.confirmed(), s.tick, s.firstWrong()-1)
 	st.TimeScale = s.timeScale
-	for _, pr := range s.spectators {
-		if pr.state == peerRunning {
-			st.Spectators++
-		}
-	}
+	st.SpectatorsHave, st.Spectators = s.spectatorsHave()
 	if s.spectating {
 		st.Behind = s.limit() - min(s.limit(), s.tick)
 	}

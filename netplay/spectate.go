@@ -39,7 +39,9 @@ const (
 // 10 ticks behind what it has received (Stats.Behind), and ErrPredictionThreshold while it
 // waits. Its checksums are compared with the host's (EventDesync). If the host refuses it (its
 // spectators are all there, or its game is past the first SpectatorHistory seconds), Advance
-// returns an error wrapping ErrRefused; if the host is lost, one wrapping ErrDisconnected.
+// returns an error wrapping ErrRefused; once the host is lost (it closed its session, or went
+// unheard for DisconnectTimeout), the ticks received still run, and then Advance returns an
+// error wrapping ErrDisconnected.
 func NewSpectator[I comparable](conn net.PacketConn, host net.Addr, players int, cfg Config[I]) (*Session[I], error) {
 	if len(cfg.Players) != 0 {
 		return nil, fmt.Errorf("netplay: NewSpectator: Config.Players = %d players: a spectator's must be empty (the host's are the players)", len(cfg.Players))
@@ -158,6 +160,20 @@ func (s *Session[I]) spectatorTimers() {
 	}
 }
 
+// spectatorsHave returns the least tick up to which every spectator served has acknowledged
+// receiving the inputs, and how many spectators are served.
+func (s *Session[I]) spectatorsHave() (least uint64, n int) {
+	for _, pr := range s.spectators {
+		if pr.state == peerRunning {
+			if n == 0 || pr.acked < least {
+				least = pr.acked
+			}
+			n++
+		}
+	}
+	return least, n
+}
+
 // sendSpectator sends spectator pr the final ticks it has not acknowledged, as many as fit,
 // with every player's status.
 func (s *Session[I]) sendSpectator(pr *peer) {
@@ -215,6 +231,9 @@ func (s *Session[I]) hostStatus(h int, st wire.PlayerStatus) {
 func (s *Session[I]) advanceSpectator() ([]Request[I], error) {
 	limit := s.limit()
 	if limit <= s.tick {
+		if s.hostErr != nil {
+			return nil, s.hostErr // every tick received has run
+		}
 		s.stats.Skipped++
 		return nil, ErrPredictionThreshold
 	}
@@ -235,9 +254,10 @@ func (s *Session[I]) advanceSpectator() ([]Request[I], error) {
 	return s.reqs, nil
 }
 
-// spectatorLost ends a spectator's session once its host is lost.
+// spectatorLost notes that a spectator's host is lost: its session ends once it has run every
+// tick it received.
 func (s *Session[I]) spectatorLost(why string) {
-	if s.endErr == nil {
-		s.endErr = fmt.Errorf("%w: the host (%s)", ErrDisconnected, why)
+	if s.hostErr == nil {
+		s.hostErr = fmt.Errorf("%w: the host (%s)", ErrDisconnected, why)
 	}
 }

@@ -324,3 +324,40 @@ func TestNewSpectatorErrors(t *testing.T) {
 		t.Errorf("Spectators past MaxSpectators: %v", err)
 	}
 }
+
+// TestSpectatorHostLeaves: a host that waits for its spectator to have the ticks it made
+// final (Stats.SpectatorsHave) and then closes leaves the spectator to run every tick it
+// received before its Advance says the host is gone (it stopped at once, up to 10 ticks short).
+func TestSpectatorHostLeaves(t *testing.T) {
+	sm := newSim(t, simConfig{players: 2, ticks: 3600, preset: "poor", seed: 17,
+		configure: func(h int, cfg *Config[testInput]) { cfg.Spectators = 1 }})
+	ws := addWatchers(t, sm, 1, "poor", time.Second)
+	host := sm.peers[0]
+	var final uint64
+	for now := time.Duration(0); now < 40*time.Second; now += time.Millisecond {
+		if final == 0 && now >= 30*time.Second {
+			final = host.s.Stats().Confirmed
+		}
+		if final != 0 && !host.done && host.s.Stats().SpectatorsHave >= final {
+			host.done = true
+			host.s.Close()
+		}
+		sm.step(now)
+		stepWatchers(ws, now)
+	}
+	w := ws[0]
+	if !host.done {
+		t.Fatalf("the spectator never had tick %d: it has %d", final, host.s.Stats().SpectatorsHave)
+	}
+	if !errors.Is(w.err, ErrDisconnected) {
+		t.Fatalf("the spectator's Advance: %v, want ErrDisconnected once the host is gone", w.err)
+	}
+	if got := w.s.peers[0].recvd; w.s.Tick() < got || w.s.Tick() < final {
+		t.Fatalf("the spectator ran to tick %d; it had received %d, and its host waited for it to have %d", w.s.Tick(), got, final)
+	}
+	for tk := range final {
+		if w.g.sums[tk] != host.g.sums[tk] {
+			t.Fatalf("tick %d: checksum %#x at the spectator, %#x at the host", tk+1, w.g.sums[tk], host.g.sums[tk])
+		}
+	}
+}
