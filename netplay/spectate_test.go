@@ -131,10 +131,10 @@ func TestSpectator(t *testing.T) {
 // TestSpectatorsCost: 16 spectators cost their host at most 16 times one spectator's bytes,
 // and its ticks allocate nothing with all 16 watching.
 func TestSpectatorsCost(t *testing.T) {
-	bytes := func(n int) (int64, *sim, []*watcher) {
-		sm := newSim(t, simConfig{players: 2, ticks: 3600, preset: "poor", seed: 12,
+	bytes := func(n int, preset string) (int64, *sim, []*watcher) {
+		sm := newSim(t, simConfig{players: 2, ticks: 3600, preset: preset, seed: 12,
 			configure: func(h int, cfg *Config[testInput]) { cfg.Spectators = MaxSpectators }})
-		ws := addWatchers(t, sm, n, "poor", 0)
+		ws := addWatchers(t, sm, n, preset, 0)
 		for now := time.Duration(0); now < sm.end()+2*time.Second; now += time.Millisecond {
 			sm.step(now)
 			stepWatchers(ws, now)
@@ -146,12 +146,20 @@ func TestSpectatorsCost(t *testing.T) {
 		}
 		return sent, sm, ws
 	}
-	one, _, _ := bytes(1)
-	all, sm, ws := bytes(MaxSpectators)
-	t.Logf("to 1 spectator %d bytes, to %d %d (%.2fx)", one, MaxSpectators, all, float64(all)/float64(one))
-	if all > one*MaxSpectators*21/20 {
-		t.Errorf("%d spectators cost the host %d bytes, one %d: more than %d times as much", MaxSpectators, all, one, MaxSpectators)
+	// On clean links every spectator costs what one alone does; under poor each link loses
+	// other packets, sent again, so the sum may pass 16 times one by a little.
+	for _, c := range []struct {
+		preset string
+		most   float64
+	}{{"none", MaxSpectators}, {"poor", MaxSpectators * 1.05}} {
+		one, _, _ := bytes(1, c.preset)
+		all, _, _ := bytes(MaxSpectators, c.preset)
+		t.Logf("%s: to 1 spectator %d bytes, to %d %d (%.2fx)", c.preset, one, MaxSpectators, all, float64(all)/float64(one))
+		if float64(all) > float64(one)*c.most {
+			t.Errorf("%s: %d spectators cost the host %d bytes, one %d: more than %.1f times as much", c.preset, MaxSpectators, all, one, c.most)
+		}
 	}
+	_, sm, ws := bytes(MaxSpectators, "poor")
 	// Steady state with 16 watching: a tick of the game, the spectators' included.
 	now := sm.end() + 2*time.Second
 	sm.cfg.ticks *= 2
