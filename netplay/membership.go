@@ -49,8 +49,10 @@ import (
 // handle does. The error that wraps it names the peer lost.
 var ErrCutOff = errors.New("netplay: cut off from the game")
 
-// reasonLeft is why a peer that said goodbye is lost.
-const reasonLeft = "it left"
+// ReasonLeft is the Reason of an EventDisconnected for a player whose peer said it was
+// leaving (it closed its session), and of a HostLostError for a host that did; the other
+// reasons ("unheard for 2s", "it lost this peer") are for a peer that stopped answering.
+const ReasonLeft = "it left"
 
 // lose notes that pr will never be heard again, for the reason why.
 func (s *Session[I]) lose(pr *peer, why string) {
@@ -60,7 +62,7 @@ func (s *Session[I]) lose(pr *peer, why string) {
 	pr.state = peerGone
 	pr.interrupted = false
 	pr.lostAt, pr.lostWhy = s.now, why
-	pr.left = why == reasonLeft || pr.kicked
+	pr.left = why == ReasonLeft || pr.kicked
 	pr.stats.Status = Disconnected
 	s.lost |= pr.handles
 	if s.spectating {

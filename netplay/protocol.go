@@ -207,7 +207,7 @@ func (s *Session[I]) handle(pr *peer, m *wire.Message) bool {
 		s.compareSums(pr)
 	case wire.KindKeepAlive:
 	case wire.KindBye:
-		why := reasonLeft
+		why := ReasonLeft
 		if pr.kicked {
 			why = "disconnected here"
 		}

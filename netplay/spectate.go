@@ -258,6 +258,21 @@ func (s *Session[I]) advanceSpectator() ([]Request[I], error) {
 // tick it received.
 func (s *Session[I]) spectatorLost(why string) {
 	if s.hostErr == nil {
-		s.hostErr = fmt.Errorf("%w: the host (%s)", ErrDisconnected, why)
+		s.hostErr = &HostLostError{Reason: why}
 	}
 }
+
+// HostLostError is the error a spectator's Advance returns once its host is lost and every
+// tick it received has run. It wraps ErrDisconnected.
+type HostLostError struct {
+	// Reason says why: ReasonLeft if the host closed its session, "unheard for 2s" if it
+	// stopped answering.
+	Reason string
+}
+
+func (e *HostLostError) Error() string {
+	return ErrDisconnected.Error() + ": the host (" + e.Reason + ")"
+}
+
+// Unwrap returns ErrDisconnected.
+func (e *HostLostError) Unwrap() error { return ErrDisconnected }

@@ -357,8 +357,9 @@ func TestSpectatorHostLeaves(t *testing.T) {
 	if !host.done {
 		t.Fatalf("the spectator never had tick %d: it has %d", final, host.s.Stats().SpectatorsHave)
 	}
-	if !errors.Is(w.err, ErrDisconnected) {
-		t.Fatalf("the spectator's Advance: %v, want ErrDisconnected once the host is gone", w.err)
+	var lost *HostLostError
+	if !errors.Is(w.err, ErrDisconnected) || !errors.As(w.err, &lost) || lost.Reason != ReasonLeft {
+		t.Fatalf("the spectator's Advance: %v, want a HostLostError (ErrDisconnected) saying %q once the host is gone", w.err, ReasonLeft)
 	}
 	if got := w.s.peers[0].recvd; w.s.Tick() < got || w.s.Tick() < final {
 		t.Fatalf("the spectator ran to tick %d; it had received %d, and its host waited for it to have %d", w.s.Tick(), got, final)

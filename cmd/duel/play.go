@@ -590,7 +590,7 @@ func (a *app) event(e *netplay.Event) {
 	case netplay.EventDisconnected:
 		a.peerOut = true
 		// It said goodbye, or it went unheard: its machine or the network between failed.
-		a.peerLost = e.Reason != reasonLeft
+		a.peerLost = e.Reason != netplay.ReasonLeft
 		if a.peerLost {
 			a.status.Message = fmt.Sprintf("the other player was lost after tick %d (%s)", e.Tick, e.Reason)
 		} else {
@@ -615,10 +615,6 @@ func (a *app) event(e *netplay.Event) {
 		fmt.Fprintf(a.stderr, "duel: %s\n", a.status.Message)
 	}
 }
-
-// reasonLeft is the Reason of netplay's EventDisconnected for a peer that said it was leaving;
-// the others ("unheard for 2s", "another peer lost it") are for a peer that stopped answering.
-const reasonLeft = "it left"
 
 func sideName(player int) string {
 	if player == 0 {

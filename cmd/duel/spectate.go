@@ -5,6 +5,7 @@ package main
 // it, with what a spectator has to say on the message row and the status line.
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -75,7 +76,7 @@ func (a *app) spectatorEvent(e *netplay.Event) {
 func (a *app) hostGone(err error) error {
 	tick := a.session.Tick()
 	reason := hostReason(err)
-	left := reason == reasonLeft
+	left := reason == netplay.ReasonLeft
 	switch {
 	case a.opts.headless && left:
 		return fmt.Errorf("the game's host at %s left after tick %d, before tick %d", a.peer, tick, a.opts.ticks)
@@ -88,16 +89,15 @@ func (a *app) hostGone(err error) error {
 	return fmt.Errorf("the game's host at %s was lost after tick %d (%s)", a.peer, tick, reason)
 }
 
-// hostReason returns why netplay's spectator session lost its host, from its error: "it left"
-// (reasonLeft) when it said goodbye, "unheard for 2s" when it stopped answering. netplay says
-// so only in the error's text, "...: the host (REASON)"; any other text is returned whole.
+// hostReason returns why netplay's spectator session lost its host, from its error:
+// netplay.ReasonLeft when it said goodbye, "unheard for 2s" when it stopped answering; the
+// error's text for any other error.
 func hostReason(err error) string {
-	msg := err.Error()
-	const prefix = "the host ("
-	if i := strings.LastIndex(msg, prefix); i >= 0 && strings.HasSuffix(msg, ")") {
-		return msg[i+len(prefix) : len(msg)-1]
+	var lost *netplay.HostLostError
+	if errors.As(err, &lost) {
+		return lost.Reason
 	}
-	return msg
+	return err.Error()
 }
 
 // spectatorEnd ends a headless spectator's run: once tick opts.ticks has run, it prints its
