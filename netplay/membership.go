@@ -137,7 +137,7 @@ func (s *Session[I]) disconnectPlayer(h int, why string) {
 	}
 }
 
-// dropped reports whether pr's players are dropped here.
+// droppedPeer reports whether pr's players are dropped here.
 func (s *Session[I]) droppedPeer(pr *peer) bool { return s.queues[pr.first].gone }
 
 // settled reports whether the cutoff of dropped player h is final: every peer not dropped has
