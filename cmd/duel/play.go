@@ -121,10 +121,15 @@ func (a *app) printStats(w io.Writer) {
 		}
 		return float64(n) / secs
 	}
+	// What is no longer measured once the other player is gone reads "-".
+	ping, ahead := ps.Ping.Round(time.Millisecond).String(), strconv.FormatFloat(ps.TicksAhead, 'f', 1, 64)
+	if ps.Status == netplay.Disconnected {
+		ping, ahead = "-", "-"
+	}
 	fmt.Fprintf(w, "duel: %d ticks in %.1fs, %d confirmed; %d rollbacks, at most %d ticks deep; %d skipped; "+
-		"ping %v, %.1f ticks ahead; sent %d packets (%.0f/s), %d bytes (%.0f B/s); received %d packets, %d bytes (%.0f B/s); dropped %d\n",
+		"ping %s, %s ticks ahead; sent %d packets (%.0f/s), %d bytes (%.0f B/s); received %d packets, %d bytes (%.0f B/s); dropped %d\n",
 		st.Tick, secs, st.Confirmed, st.Rollbacks, st.MaxRollback, st.Skipped,
-		ps.Ping.Round(time.Millisecond), ps.TicksAhead,
+		ping, ahead,
 		st.PacketsSent, perSecond(st.PacketsSent), st.BytesSent, perSecond(st.BytesSent),
 		st.PacketsReceived, st.BytesReceived, perSecond(st.BytesReceived), st.Dropped)
 }
