@@ -489,7 +489,8 @@ func (s *Session[I]) Stats() Stats {
 	st.TimeScale = s.timeScale
 	st.SpectatorsHave, st.Spectators = s.spectatorsHave()
 	if s.spectating {
-		st.Behind = s.limit() - min(s.limit(), s.tick)
+		limit := s.limit()
+		st.Behind = limit - min(limit, s.tick)
 	}
 	overflowed, readErrors := s.tr.counts()
 	st.Dropped += overflowed

@@ -194,6 +194,19 @@ var (
 	statsRE      = regexp.MustCompile(`duel: \d+ ticks in .*`)
 )
 
+// wantChecksum waits for headless peer p to end, and fails the test unless it exited 0 after
+// printing tick ticks's checksum line; it returns the checksum, the line and p's stderr.
+func wantChecksum(t *testing.T, p *process, ticks string, within time.Duration) (sum, line, errOut string) {
+	t.Helper()
+	code := p.wait(within)
+	out, errOut := p.output()
+	m := checksumRE.FindStringSubmatch(out)
+	if code != 0 || m == nil || m[1] != ticks {
+		t.Fatalf("%s: exit status %d, want 0 and tick %s's checksum:\nstdout: %s\nstderr: %s", p.name, code, ticks, out, errOut)
+	}
+	return m[2], m[0], errOut
+}
+
 // playPair plays a headless game of ticks ticks between two bots, the second peer connecting
 // through netsim with preset if preset is not empty, and checks that both print the same
 // checksum for the tick and that each one's recording holds it and replays matched.
@@ -222,14 +235,9 @@ func playPairWith(t *testing.T, preset string, ticks int, flagsA, flagsB []strin
 
 	sums := map[string]string{}
 	for _, p := range []*process{a, b} {
-		code := p.wait(within)
-		out, errOut := p.output()
-		m := checksumRE.FindStringSubmatch(out)
-		if code != 0 || m == nil || m[1] != n {
-			t.Fatalf("%s: exit status %d, want 0 and tick %s's checksum:\nstdout: %s\nstderr: %s", p.name, code, n, out, errOut)
-		}
-		sums[p.name] = m[2]
-		t.Logf("%s: %s", p.name, m[0])
+		sum, line, errOut := wantChecksum(t, p, n, within)
+		sums[p.name] = sum
+		t.Logf("%s: %s", p.name, line)
 		if st := statsRE.FindString(errOut); st != "" {
 			t.Logf("%s: %s", p.name, st)
 		}
@@ -377,13 +385,7 @@ func TestListenerIgnoresStrayPackets(t *testing.T) {
 	b := start(t, "duel -connect", bins.duel, "-connect", addr, "-headless", "-ticks", ticks, "-bot", "2")
 	sums := map[string]string{}
 	for _, p := range []*process{a, b} {
-		code := p.wait(within)
-		out, errOut := p.output()
-		m := checksumRE.FindStringSubmatch(out)
-		if code != 0 || m == nil || m[1] != ticks {
-			t.Fatalf("%s: exit status %d, want 0 and tick %s's checksum:\nstdout: %s\nstderr: %s", p.name, code, ticks, out, errOut)
-		}
-		sums[p.name] = m[2]
+		sums[p.name], _, _ = wantChecksum(t, p, ticks, within)
 	}
 	if sums[a.name] != sums[b.name] {
 		t.Fatalf("tick %s: checksum %s at the listener, %s at the other peer", ticks, sums[a.name], sums[b.name])
@@ -407,13 +409,7 @@ func TestConnectWithoutHost(t *testing.T) {
 	b := start(t, "duel -connect", bins.duel, "-connect", ":"+port, "-headless", "-ticks", ticks, "-bot", "2")
 	sums := map[string]string{}
 	for _, p := range []*process{a, b} {
-		code := p.wait(within)
-		out, errOut := p.output()
-		m := checksumRE.FindStringSubmatch(out)
-		if code != 0 || m == nil || m[1] != ticks {
-			t.Fatalf("%s: exit status %d, want 0 and tick %s's checksum:\nstdout: %s\nstderr: %s", p.name, code, ticks, out, errOut)
-		}
-		sums[p.name] = m[2]
+		sums[p.name], _, _ = wantChecksum(t, p, ticks, within)
 	}
 	if sums[a.name] != sums[b.name] {
 		t.Fatalf("tick %s: checksum %s at the listener, %s at the other peer", ticks, sums[a.name], sums[b.name])
@@ -472,16 +468,11 @@ func TestRecordingInTheWay(t *testing.T) {
 		"-connect", addr, "-headless", "-ticks", ticks, "-bot", "2")
 	sums := map[string]string{}
 	for _, p := range []*process{b, a} {
-		code := p.wait(within)
-		out, errOut := p.output()
-		m := checksumRE.FindStringSubmatch(out)
-		if code != 0 || m == nil || m[1] != ticks {
-			t.Fatalf("%s: exit status %d, want 0 and tick %s's checksum:\nstdout: %s\nstderr: %s", p.name, code, ticks, out, errOut)
-		}
+		sum, _, errOut := wantChecksum(t, p, ticks, within)
 		if n := strings.Count(errOut, "playing on without one"); n != 1 {
 			t.Errorf("%s warned %d times of its recording, want once:\n%s", p.name, n, errOut)
 		}
-		sums[p.name] = m[2]
+		sums[p.name] = sum
 		t.Logf("%s:\n%s", p.name, errOut)
 	}
 	if sums[a.name] != sums[b.name] {
@@ -515,13 +506,7 @@ func TestConnectToFullGame(t *testing.T) {
 	t.Logf("%s:\n%s", c.name, errOut)
 	sums := map[string]string{}
 	for _, p := range []*process{a, b} {
-		code := p.wait(within)
-		out, errOut := p.output()
-		m := checksumRE.FindStringSubmatch(out)
-		if code != 0 || m == nil || m[1] != ticks {
-			t.Fatalf("%s: exit status %d, want 0 and tick %s's checksum:\nstdout: %s\nstderr: %s", p.name, code, ticks, out, errOut)
-		}
-		sums[p.name] = m[2]
+		sums[p.name], _, _ = wantChecksum(t, p, ticks, within)
 	}
 	if sums[a.name] != sums[b.name] {
 		t.Fatalf("tick %s: checksum %s at the listener, %s at the other peer", ticks, sums[a.name], sums[b.name])

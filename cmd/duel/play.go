@@ -605,13 +605,7 @@ func (a *app) event(e *netplay.Event) {
 			a.status.Message += " (q quits)"
 		}
 	case netplay.EventDesync:
-		if a.desync != nil {
-			return // the games went apart at the first: the message stays on it
-		}
-		d := *e
-		a.desync = &d
-		// Short enough for an 80-column terminal.
-		a.status.Message = fmt.Sprintf("DESYNC at tick %d: checksum %#016x here, %#016x there", e.Tick, e.Local, e.Remote)
+		a.noteDesync(e)
 		return // printed at the end, headless
 	default:
 		return
@@ -619,6 +613,18 @@ func (a *app) event(e *netplay.Event) {
 	if a.opts.headless && e.Kind != netplay.EventSynchronizing {
 		fmt.Fprintf(a.stderr, "duel: %s\n", a.status.Message)
 	}
+}
+
+// noteDesync keeps the first desync, and says it on the message row; a later one changes
+// nothing: the games went apart at the first.
+func (a *app) noteDesync(e *netplay.Event) {
+	if a.desync != nil {
+		return
+	}
+	d := *e
+	a.desync = &d
+	// Short enough for an 80-column terminal.
+	a.status.Message = fmt.Sprintf("DESYNC at tick %d: checksum %#016x here, %#016x there", e.Tick, e.Local, e.Remote)
 }
 
 func sideName(player int) string {

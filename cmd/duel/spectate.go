@@ -55,12 +55,7 @@ func (a *app) spectatorEvent(e *netplay.Event) {
 		// The host dropped a player: it left, or the host lost it. The game goes on without it.
 		a.status.Message = fmt.Sprintf("%s player is out of the game after tick %d", strings.ToUpper(sideName(e.Handle)[:1])+sideName(e.Handle)[1:], e.Tick)
 	case netplay.EventDesync:
-		if a.desync != nil {
-			return
-		}
-		d := *e
-		a.desync = &d
-		a.status.Message = fmt.Sprintf("DESYNC at tick %d: checksum %#016x here, %#016x there", e.Tick, e.Local, e.Remote)
+		a.noteDesync(e)
 		return // printed at the end, headless
 	default:
 		return

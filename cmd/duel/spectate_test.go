@@ -41,14 +41,9 @@ func TestSpectatorThroughNetsimPoor(t *testing.T) {
 
 	lines := map[string]string{}
 	for _, p := range []*process{host, player, spectator} {
-		code := p.wait(within)
-		out, errOut := p.output()
-		m := checksumRE.FindStringSubmatch(out)
-		if code != 0 || m == nil || m[1] != n {
-			t.Fatalf("%s: exit status %d, want 0 and tick %s's checksum:\nstdout: %s\nstderr: %s", p.name, code, n, out, errOut)
-		}
-		lines[p.name] = m[0]
-		t.Logf("%s: %s", p.name, m[0])
+		_, line, errOut := wantChecksum(t, p, n, within)
+		lines[p.name] = line
+		t.Logf("%s: %s", p.name, line)
 		if st := regexp.MustCompile(`duel: (spectated )?\d+ ticks in .*`).FindString(errOut); st != "" {
 			t.Logf("%s: %s", p.name, st)
 		}
