@@ -31,11 +31,26 @@ const (
 	// Close: the user asked to close the window. The loop ends once the window reports
 	// ShouldClose; a game that wants to ask first can veto it in the backend.
 	Close
+	// GamepadConnect: gamepad Gamepad was connected. It comes before any other input of that
+	// gamepad, with every button up and every axis at 0.
+	GamepadConnect
+	// GamepadDisconnect: gamepad Gamepad was disconnected. Releases of its held buttons and
+	// moves of its axes to 0 come before it, so that a game that follows a gamepad's state
+	// from its inputs (GamepadState.Apply) never keeps a button held.
+	GamepadDisconnect
+	// GamepadPress: PadButton of gamepad Gamepad was pressed.
+	GamepadPress
+	// GamepadRelease: PadButton of gamepad Gamepad was released.
+	GamepadRelease
+	// GamepadMove: Axis of gamepad Gamepad moved to AxisValue.
+	GamepadMove
 )
 
 var inputKindNames = [...]string{
 	KeyPress: "KeyPress", KeyRelease: "KeyRelease", Char: "Char", MousePress: "MousePress", MouseRelease: "MouseRelease",
 	CursorMove: "CursorMove", Scroll: "Scroll", Resize: "Resize", Focus: "Focus", Close: "Close",
+	GamepadConnect: "GamepadConnect", GamepadDisconnect: "GamepadDisconnect", GamepadPress: "GamepadPress",
+	GamepadRelease: "GamepadRelease", GamepadMove: "GamepadMove",
 }
 
 func (k InputKind) String() string {
@@ -69,9 +84,9 @@ const (
 )
 
 // Input is one piece of input from a window: a key, a character, a mouse button, the cursor,
-// the wheel, a resize, focus or a request to close. It is a plain value, so that recordings can
-// store it and backends can produce it without allocating. Which fields are set depends on
-// Kind.
+// the wheel, a resize, focus, a request to close or a gamepad's. It is a plain value, so that
+// recordings can store it and backends can produce it without allocating. Which fields are set
+// depends on Kind.
 type Input struct {
 	Kind   InputKind
 	Key    Key         // KeyPress, KeyRelease
@@ -84,6 +99,15 @@ type Input struct {
 	Width, Height int
 	// Focused is the new focus for Focus.
 	Focused bool
+	// Gamepad is the gamepad of GamepadConnect, GamepadDisconnect, GamepadPress,
+	// GamepadRelease and GamepadMove.
+	Gamepad GamepadID
+	// PadButton is the button of GamepadPress and GamepadRelease.
+	PadButton GamepadButton
+	// Axis is the axis of GamepadMove, and AxisValue its new position, quantised: see
+	// QuantizeAxis.
+	Axis      GamepadAxis
+	AxisValue int16
 
 	// Tick is set by the loop: the number of the tick this input is delivered before, so the
 	// first update to see it. Recordings replay input at the same tick.
@@ -110,6 +134,12 @@ func (in *Input) String() string {
 		what = fmt.Sprintf("%dx%d", in.Width, in.Height)
 	case Focus:
 		what = strconv.FormatBool(in.Focused)
+	case GamepadConnect, GamepadDisconnect:
+		what = "gamepad " + strconv.Itoa(int(in.Gamepad))
+	case GamepadPress, GamepadRelease:
+		what = fmt.Sprintf("gamepad %d %v", in.Gamepad, in.PadButton)
+	case GamepadMove:
+		what = fmt.Sprintf("gamepad %d %v %d", in.Gamepad, in.Axis, in.AxisValue)
 	}
 	return fmt.Sprintf("Input{%v %s tick=%d}", in.Kind, what, in.Tick)
 }

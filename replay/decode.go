@@ -359,8 +359,12 @@ func (d *decoder) input(f *fields) error {
 	if err != nil {
 		return err
 	}
-	if kind == 0 || gameloop.InputKind(kind) > maxInputKind {
-		return d.errorf(kindAt, ErrCorrupt, "unknown input kind %d", kind)
+	maxKind, allFields := maxInputKindV1, fieldAllV1
+	if d.version >= versionGamepads {
+		maxKind, allFields = maxInputKind, fieldAll
+	}
+	if kind == 0 || gameloop.InputKind(kind) > maxKind {
+		return d.errorf(kindAt, ErrCorrupt, "unknown input kind %d in a recording of version %d", kind, d.version)
 	}
 	in.Kind = gameloop.InputKind(kind)
 	maskAt := f.at()
@@ -368,8 +372,8 @@ func (d *decoder) input(f *fields) error {
 	if err != nil {
 		return err
 	}
-	if mask&^fieldAll != 0 {
-		return d.errorf(maskAt, ErrCorrupt, "unknown input fields %#x", mask&^fieldAll)
+	if mask&^allFields != 0 {
+		return d.errorf(maskAt, ErrCorrupt, "unknown input fields %#x in a recording of version %d", mask&^allFields, d.version)
 	}
 	in.Repeat = mask&fieldRepeat != 0
 	in.Focused = mask&fieldFocused != 0
@@ -428,6 +432,34 @@ func (d *decoder) input(f *fields) error {
 			return err
 		}
 		in.Height = int(h)
+	}
+	if mask&fieldGamepad != 0 {
+		g, err := f.byte("gamepad")
+		if err != nil {
+			return err
+		}
+		in.Gamepad = gameloop.GamepadID(g)
+	}
+	if mask&fieldPadButton != 0 {
+		b, err := f.byte("gamepad button")
+		if err != nil {
+			return err
+		}
+		in.PadButton = gameloop.GamepadButton(b)
+	}
+	if mask&fieldAxis != 0 {
+		a, err := f.byte("gamepad axis")
+		if err != nil {
+			return err
+		}
+		in.Axis = gameloop.GamepadAxis(a)
+	}
+	if mask&fieldAxisValue != 0 {
+		v, err := f.varintIn("axis value", math.MinInt16, math.MaxInt16)
+		if err != nil {
+			return err
+		}
+		in.AxisValue = int16(v)
 	}
 	if tick != d.lastInput {
 		d.tickInputs = 0

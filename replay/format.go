@@ -16,11 +16,16 @@ const (
 	// such rather than misread.
 	magic = "\x89GLRP\r\n\x1a"
 
-	// Version is the newest version of the format, which Decode reads along with version 1.
-	// Version 2 adds player input records (see PlayerInput); NewRecorder and Encode write
-	// version 1 unless the recording is to hold player inputs, so that readers of version 1
-	// read every other recording.
-	Version = 2
+	// Version is the newest version of the format, which Decode reads along with versions 1
+	// and 2. Version 2 adds player input records (see PlayerInput), version 3 gamepad inputs
+	// (gameloop.GamepadConnect to gameloop.GamepadMove); each version holds all the one before
+	// it holds. NewRecorder writes version 3, since a gamepad may be connected at any time;
+	// Encode writes the first version that holds what the Recording has, so that older readers
+	// read what they can.
+	Version = 3
+
+	// versionGamepads is the first version of the format that holds gamepad inputs.
+	versionGamepads = 3
 
 	preambleSize    = len(magic) + 2 // magic, then the version as a little-endian uint16
 	chunkHeaderSize = 8              // payload length and CRC-32, both little-endian uint32
@@ -85,13 +90,23 @@ const (
 	fieldWidth
 	fieldHeight
 	fieldFocused
+	// Version 3 on.
+	fieldGamepad
+	fieldPadButton
+	fieldAxis
+	fieldAxisValue
 
-	fieldAll = fieldFocused<<1 - 1
+	fieldAllV1 = fieldFocused<<1 - 1
+	fieldAll   = fieldAxisValue<<1 - 1
 )
 
-// maxInputKind is the highest gameloop.InputKind that version 1 of the format stores. A kind
-// added to gameloop later needs a new version, so that an old reader reports it plainly.
-const maxInputKind = gameloop.Close
+// maxInputKindV1 is the highest gameloop.InputKind that versions 1 and 2 of the format store,
+// maxInputKind the highest of version 3. A kind added to gameloop later needs a new version,
+// so that an old reader reports it plainly.
+const (
+	maxInputKindV1 = gameloop.Close
+	maxInputKind   = gameloop.GamepadMove
+)
 
 // Errors that a *FormatError wraps, to test with errors.Is.
 var (
@@ -164,6 +179,10 @@ func appendInput(dst []byte, tickDelta uint64, in *gameloop.Input) []byte {
 	set(fieldWidth, in.Width != 0)
 	set(fieldHeight, in.Height != 0)
 	set(fieldFocused, in.Focused)
+	set(fieldGamepad, in.Gamepad != 0)
+	set(fieldPadButton, in.PadButton != 0)
+	set(fieldAxis, in.Axis != 0)
+	set(fieldAxisValue, in.AxisValue != 0)
 	dst = binary.AppendUvarint(dst, mask)
 	if mask&fieldKey != 0 {
 		dst = binary.AppendUvarint(dst, uint64(in.Key))
@@ -188,6 +207,18 @@ func appendInput(dst []byte, tickDelta uint64, in *gameloop.Input) []byte {
 	}
 	if mask&fieldHeight != 0 {
 		dst = binary.AppendVarint(dst, int64(in.Height))
+	}
+	if mask&fieldGamepad != 0 {
+		dst = append(dst, byte(in.Gamepad))
+	}
+	if mask&fieldPadButton != 0 {
+		dst = append(dst, byte(in.PadButton))
+	}
+	if mask&fieldAxis != 0 {
+		dst = append(dst, byte(in.Axis))
+	}
+	if mask&fieldAxisValue != 0 {
+		dst = binary.AppendVarint(dst, int64(in.AxisValue))
 	}
 	return dst
 }

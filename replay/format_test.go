@@ -47,6 +47,79 @@ var (
 
 func cat(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
 
+// TestDecodeGamepadsHandWritten decodes version 3's gamepad inputs, every field set, as
+// FORMAT.md lays them out.
+func TestDecodeGamepadsHandWritten(t *testing.T) {
+	data := cat([]byte(magic+"\x03\x00"),
+		chunk(header60,
+			rec(2, 1, byte(gameloop.GamepadConnect), 0x80, 0x08, 5),                                             // gamepad 5
+			rec(2, 1, byte(gameloop.GamepadPress), 0x80, 0x18, 5, byte(gameloop.GamepadNorth)),                  // gamepad, button
+			rec(2, 1, byte(gameloop.GamepadMove), 0x80, 0x68, 5, byte(gameloop.GamepadLeftY), 0xfd, 0xff, 0x03), // gamepad, axis, -32767
+			rec(5, 1)))
+	got := decode(t, data)
+	want := []gameloop.Input{
+		{Kind: gameloop.GamepadConnect, Gamepad: 5, Tick: 1},
+		{Kind: gameloop.GamepadPress, Gamepad: 5, PadButton: gameloop.GamepadNorth, Tick: 1},
+		{Kind: gameloop.GamepadMove, Gamepad: 5, Axis: gameloop.GamepadLeftY, AxisValue: -gameloop.AxisMax, Tick: 1},
+	}
+	if !reflect.DeepEqual(got.Inputs, want) || got.Ticks != 1 || !got.Complete {
+		t.Fatalf("got %+v\nwant inputs %+v", got, want)
+	}
+	// Encode writes it back in version 3, and the same without the gamepad inputs in version 1.
+	var buf bytes.Buffer
+	if err := got.Encode(&buf); err != nil || buf.Bytes()[8] != 3 {
+		t.Fatalf("Encode: %v, version %d", err, buf.Bytes()[8])
+	}
+	if again := decode(t, buf.Bytes()); !reflect.DeepEqual(again, got) {
+		t.Fatalf("encoded and decoded: %+v\nwant %+v", again, got)
+	}
+	got.Inputs = []gameloop.Input{{Kind: gameloop.KeyPress, Key: gameloop.KeyA, Tick: 1}}
+	buf.Reset()
+	if err := got.Encode(&buf); err != nil || buf.Bytes()[8] != 1 {
+		t.Fatalf("Encode without gamepads: %v, version %d", err, buf.Bytes()[8])
+	}
+}
+
+// TestFormatExampleGamepads decodes the example of version 3 in FORMAT.md, byte for byte, and
+// checks a Recorder writes it.
+func TestFormatExampleGamepads(t *testing.T) {
+	const example = `
+89 47 4C 52 50 0D 0A 1A 03 00
+09 00 00 00 09 8B B5 CF 01 04 3C 01 00 00 04 01 00
+12 00 00 00 84 EC 1E F9 02 03 01 0B 00 02 08 01 0F 80 60 01 FF FF 01 05 01 01`
+	var data []byte
+	for _, h := range strings.Fields(example) {
+		b, err := strconv.ParseUint(h, 16, 8)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data = append(data, byte(b))
+	}
+	spec, err := os.ReadFile("FORMAT.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(spec), strings.TrimSpace(example)) {
+		t.Fatal("FORMAT.md does not hold the example")
+	}
+	want := []gameloop.Input{
+		{Kind: gameloop.GamepadConnect, Tick: 1},
+		{Kind: gameloop.GamepadMove, Axis: gameloop.GamepadLeftX, AxisValue: gameloop.QuantizeAxis(-0.5), Tick: 1},
+	}
+	if got := decode(t, data); !reflect.DeepEqual(got.Inputs, want) || got.Ticks != 1 {
+		t.Fatalf("got %+v", got)
+	}
+	var buf bytes.Buffer
+	r, err := replay.NewRecorder(&buf, 60, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = errors.Join(r.Input(&want[0]), r.Input(&want[1]), r.Tick(&gameloop.Update{Tick: 1, Seconds: 1.0 / 60}, nil), r.Close())
+	if err != nil || !bytes.Equal(buf.Bytes(), data) {
+		t.Fatalf("the Recorder wrote (%v)\n% X\nwant\n% X", err, buf.Bytes(), data)
+	}
+}
+
 func TestDecodeHandWritten(t *testing.T) {
 	data := cat([]byte(preamble),
 		chunk(header60, press, rec(3, 1, 1, 2, 3, 4, 5, 6, 7, 8), rec(4, 0)),
@@ -93,7 +166,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"text", []byte("hello, world"), replay.ErrNotRecording, 0, "magic"},
 		{"CRLF mangled", []byte("\x89GLRP\n\x1a\x01\x00"), replay.ErrNotRecording, 5, "magic"},
 		{"magic only", []byte(magic), replay.ErrTruncated, 8, "ends after 8 of the 10"},
-		{"version 3", []byte(magic + "\x03\x00"), replay.ErrVersion, 8, "version 3"},
+		{"version 4", []byte(magic + "\x04\x00"), replay.ErrVersion, 8, "version 4"},
 		{"version 0x100", []byte(magic + "\x00\x01"), replay.ErrVersion, 8, "version 256"},
 		{"no header", []byte(preamble), replay.ErrTruncated, hdr, "no header"},
 		{"chunk header cut", cat([]byte(preamble), []byte{5, 0, 0}), replay.ErrTruncated, hdr, "3 of its 8"},
@@ -122,6 +195,12 @@ func TestDecodeErrors(t *testing.T) {
 		{"header left over", cat([]byte(preamble), chunk(rec(1, 60, 1, 0, 0, 9))), replay.ErrCorrupt, body + 6, "1 bytes left over"},
 		{"unknown input kind", cat([]byte(preamble), chunk(header60, rec(2, 1, 99, 0))), replay.ErrCorrupt, second + 3, "unknown input kind 99"},
 		{"input kind 0", cat([]byte(preamble), chunk(header60, rec(2, 1, 0, 0))), replay.ErrCorrupt, second + 3, "unknown input kind 0"},
+		{"gamepad in version 1", cat([]byte(preamble), chunk(header60, rec(2, 1, byte(gameloop.GamepadConnect), 0))), replay.ErrCorrupt, second + 3, "unknown input kind 11 in a recording of version 1"},
+		{"gamepad in version 2", cat([]byte(magic+"\x02\x00"), chunk(header60, rec(2, 1, byte(gameloop.GamepadPress), 0))), replay.ErrCorrupt, second + 3, "unknown input kind 13 in a recording of version 2"},
+		{"gamepad field in version 1", cat([]byte(preamble), chunk(header60, rec(2, 1, 1, 0x80, 0x08, 3))), replay.ErrCorrupt, second + 4, "unknown input fields 0x400 in a recording of version 1"},
+		{"input kind 16", cat([]byte(magic+"\x03\x00"), chunk(header60, rec(2, 1, 16, 0))), replay.ErrCorrupt, second + 3, "unknown input kind 16 in a recording of version 3"},
+		{"unknown field in version 3", cat([]byte(magic+"\x03\x00"), chunk(header60, rec(2, 1, 1, 0x80, 0x80, 0x01))), replay.ErrCorrupt, second + 4, "unknown input fields 0x4000"},
+		{"axis value over int16", cat([]byte(magic+"\x03\x00"), chunk(header60, rec(2, 1, byte(gameloop.GamepadMove), 0x80, 0x40, 0x80, 0x80, 0x04))), replay.ErrCorrupt, second + 6, "axis value"},
 		{"unknown field", cat([]byte(preamble), chunk(header60, rec(2, 1, 1, 0x80, 0x10))), replay.ErrCorrupt, second + 4, "unknown input fields 0x800"},
 		{"input at tick 0", cat([]byte(preamble), chunk(header60, rec(2, 0, 1, 0))), replay.ErrCorrupt, second + 2, "tick 0, which has already run"},
 		{"input for a run tick", cat([]byte(preamble), chunk(header60, rec(4, 5), rec(2, 0, 1, 0))), replay.ErrCorrupt, second + 5, "tick 5, which has already run"},
@@ -324,20 +403,21 @@ func TestDecodeMemory(t *testing.T) {
 }
 
 // TestFormatCoversInput fails when gameloop.Input gains a field or gameloop an input kind that
-// version 1 of the format does not store: a recording would silently lose it. Store it, in a
-// new version of the format (FORMAT.md), and update this test.
+// the format does not store: a recording would silently lose it. Store it, in a new version of
+// the format (FORMAT.md), and update this test.
 func TestFormatCoversInput(t *testing.T) {
 	var fields []string
 	typ := reflect.TypeFor[gameloop.Input]()
 	for i := range typ.NumField() {
 		fields = append(fields, typ.Field(i).Name)
 	}
-	want := []string{"Kind", "Key", "Repeat", "Mods", "Rune", "Button", "X", "Y", "Width", "Height", "Focused", "Tick"}
+	want := []string{"Kind", "Key", "Repeat", "Mods", "Rune", "Button", "X", "Y", "Width", "Height", "Focused",
+		"Gamepad", "PadButton", "Axis", "AxisValue", "Tick"}
 	if !slices.Equal(fields, want) {
 		t.Errorf("gameloop.Input has fields %v; the format stores %v", fields, want)
 	}
-	if s := (gameloop.Close + 1).String(); s != "InputKind(11)" {
-		t.Errorf("gameloop has an input kind after Close, %s, that the format does not store", s)
+	if s := (gameloop.GamepadMove + 1).String(); s != "InputKind(16)" {
+		t.Errorf("gameloop has an input kind after GamepadMove, %s, that the format does not store", s)
 	}
 }
 

@@ -116,9 +116,11 @@ func seedCorpus(t testing.TB) map[string][]byte {
 	for tick := uint64(1); tick <= 120; tick++ {
 		if tick%7 == 0 {
 			for k := range int(tick % 3) {
-				in := gameloop.Input{Kind: gameloop.InputKind(1 + (int(tick)+k)%int(gameloop.Close)),
+				in := gameloop.Input{Kind: gameloop.InputKind(1 + (int(tick)+k)%int(gameloop.GamepadMove)),
 					Key: gameloop.Key(tick), Rune: rune(tick), X: float64(tick) / 3, Y: -1, Width: int(tick), Height: 2,
-					Focused: tick%2 == 0, Repeat: tick%3 == 0, Mods: gameloop.ModShift, Button: gameloop.MouseRight, Tick: tick}
+					Focused: tick%2 == 0, Repeat: tick%3 == 0, Mods: gameloop.ModShift, Button: gameloop.MouseRight,
+					Gamepad: gameloop.GamepadID(tick % 4), PadButton: gameloop.GamepadStart, Axis: gameloop.GamepadRightY,
+					AxisValue: -int16(tick) * 200, Tick: tick}
 				if err := r.Input(&in); err != nil {
 					t.Fatal(err)
 				}
@@ -148,7 +150,7 @@ func seedCorpus(t testing.TB) map[string][]byte {
 		"rate-zero":     cat([]byte(preamble), chunk(header60, rec(6, 1, 0)), chunk(end0)),
 		"empty":         {},
 		"bad-magic":     []byte("GIF89a, not a recording"),
-		"wrong-version": cat([]byte(magic), []byte{3, 0}, session[10:]),
+		"wrong-version": cat([]byte(magic), []byte{4, 0}, session[10:]),
 		"magic-only":    []byte(magic),
 
 		"oversized-chunk-length":       cat([]byte(preamble), []byte{0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0}),

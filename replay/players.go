@@ -186,6 +186,12 @@ func (rec *Recording) checkPlayerInputs() error {
 
 // version returns the version of the format that holds rec: the first to hold all it has.
 func (rec *Recording) version() uint16 {
+	for i := range rec.Inputs {
+		in := &rec.Inputs[i]
+		if in.Kind > maxInputKindV1 || in.Gamepad != 0 || in.PadButton != 0 || in.Axis != 0 || in.AxisValue != 0 {
+			return versionGamepads
+		}
+	}
 	if len(rec.PlayerInputs) > 0 {
 		return versionPlayers
 	}

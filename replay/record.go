@@ -48,8 +48,7 @@ type RecordOptions struct {
 	Checksum func() uint64
 
 	// PlayerInputs makes a recording that can hold player inputs (Recorder.PlayerInput), as
-	// a networked game records its players' inputs: it is written in version 2 of the
-	// format, which readers of version 1 do not read. Off by default.
+	// a networked game records its players' inputs. Off by default.
 	PlayerInputs bool
 }
 
@@ -130,11 +129,11 @@ func NewRecorder(w io.Writer, tickRate int, opts *RecordOptions) (*Recorder, err
 		checksum:   o.Checksum,
 		rate:       tickRate,
 	}
-	version := uint16(1)
 	if o.PlayerInputs {
-		r.players, version = &lastPlayerInputs{}, versionPlayers
+		r.players = &lastPlayerInputs{}
 	}
-	err := r.enc.start(version, Header{TickRate: tickRate, ChecksumEvery: o.ChecksumEvery, Name: o.Name, Meta: o.Meta})
+	// The newest version, whatever the options: a gamepad may be connected at any time.
+	err := r.enc.start(Version, Header{TickRate: tickRate, ChecksumEvery: o.ChecksumEvery, Name: o.Name, Meta: o.Meta})
 	if err == nil {
 		// The header goes out at once, so that even a recording killed in its first second
 		// says what it is.
