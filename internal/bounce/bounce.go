@@ -5,7 +5,7 @@
 // The simulation is exact. Positions and velocities are integers in fixed point (Unit units per
 // dot, where a dot is the smallest thing a renderer draws, such as half a terminal cell), the
 // random numbers come from a generator seeded by the caller and kept in the state, and the
-// only inputs are steps of a given duration, keys and resizes. The same seed, steps and input
+// only inputs are steps of a given duration, keys, gamepads and resizes. The same seed, steps and input
 // in the same order give the same state on every machine, and Checksum tells two states apart.
 package bounce
 
@@ -27,6 +27,9 @@ const (
 	MaxSpeed = 30
 	// Gravity is the downward acceleration when gravity is on, in dots per second squared.
 	Gravity = 60
+	// StickAccel is the acceleration of every ball with a gamepad's left stick held fully
+	// over, in dots per second squared; less in proportion to how far it is held.
+	StickAccel = 60
 )
 
 // Config describes a new simulation.
@@ -74,6 +77,9 @@ type Sim struct {
 	rng           uint64        // splitmix64 state
 	gravity       bool
 	balls         []Ball
+	// sticks holds each gamepad's left stick, quantised (gameloop.AxisMax fully over), as
+	// the inputs left it: integers, so that every machine accelerates the balls alike.
+	sticks [gameloop.MaxGamepads][2]int16
 }
 
 // New returns a simulation for cfg. A size below 1 is taken as 1, a ball count beyond
@@ -163,11 +169,46 @@ func (s *Sim) Size() (width, height int) { return int(s.width), int(s.height) }
 // here, because the box is measured in dots and only the renderer knows how many a cell holds:
 // it calls Resize.
 func (s *Sim) Apply(in *gameloop.Input) {
-	if in.Kind != gameloop.KeyPress {
-		return
+	switch in.Kind {
+	case gameloop.KeyPress:
+		s.applyKey(in.Key)
+	case gameloop.GamepadPress:
+		s.applyButton(in.PadButton)
+	case gameloop.GamepadMove:
+		if int(in.Gamepad) < len(s.sticks) && (in.Axis == gameloop.GamepadLeftX || in.Axis == gameloop.GamepadLeftY) {
+			s.sticks[in.Gamepad][in.Axis-gameloop.GamepadLeftX] = in.AxisValue
+		}
+	case gameloop.GamepadDisconnect:
+		if int(in.Gamepad) < len(s.sticks) {
+			s.sticks[in.Gamepad] = [2]int16{}
+		}
 	}
+}
+
+// applyButton applies a gamepad's button: the face buttons as space (South), backspace (East)
+// and g (North), the d-pad as the arrow keys.
+func (s *Sim) applyButton(b gameloop.GamepadButton) {
+	switch b {
+	case gameloop.GamepadSouth:
+		s.applyKey(gameloop.KeySpace)
+	case gameloop.GamepadEast:
+		s.applyKey(gameloop.KeyBackspace)
+	case gameloop.GamepadNorth:
+		s.applyKey(gameloop.KeyG)
+	case gameloop.GamepadLeft:
+		s.applyKey(gameloop.KeyLeft)
+	case gameloop.GamepadRight:
+		s.applyKey(gameloop.KeyRight)
+	case gameloop.GamepadUp:
+		s.applyKey(gameloop.KeyUp)
+	case gameloop.GamepadDown:
+		s.applyKey(gameloop.KeyDown)
+	}
+}
+
+func (s *Sim) applyKey(k gameloop.Key) {
 	const push = 8 * Unit
-	switch in.Key {
+	switch k {
 	case gameloop.KeySpace:
 		s.AddBall()
 	case gameloop.KeyBackspace, gameloop.KeyDelete:
@@ -198,12 +239,21 @@ func (s *Sim) Step(dt time.Duration) {
 	s.ticks++
 	s.elapsed += dt
 	ns := int64(dt)
+	var sx, sy int64 // the sticks' sum, at most MaxGamepads × AxisMax
+	for _, st := range &s.sticks {
+		sx += int64(st[0])
+		sy += int64(st[1])
+	}
+	ax := scale(StickAccel*Unit*sx/gameloop.AxisMax, ns)
+	ay := scale(StickAccel*Unit*sy/gameloop.AxisMax, ns)
 	for i := range s.balls {
 		b := &s.balls[i]
 		b.PrevX, b.PrevY = b.X, b.Y
 		if s.gravity {
 			b.VY += Gravity * Unit * ns / int64(time.Second)
 		}
+		b.VX += ax
+		b.VY += ay
 		b.X, b.VX = bounce(b.X+scale(b.VX, ns), b.VX, s.maxX())
 		b.Y, b.VY = bounce(b.Y+scale(b.VY, ns), b.VY, s.maxY())
 	}
@@ -246,7 +296,8 @@ func (s *Sim) Ticks() uint64 { return s.ticks }
 func (s *Sim) Elapsed() time.Duration { return s.elapsed }
 
 // Checksum returns a 64-bit FNV-1a hash of the whole state: size, steps, game time, the
-// random generator, gravity and every field of every ball. Equal states have equal checksums;
+// random generator, gravity, every field of every ball and the gamepads' sticks where one is
+// held (so that a state with none held sums as it did before gamepads). Equal states have equal checksums;
 // a replay that diverges shows up as a different one.
 func (s *Sim) Checksum() uint64 {
 	h := uint64(fnvOffset)
@@ -265,6 +316,12 @@ func (s *Sim) Checksum() uint64 {
 		b := &s.balls[i]
 		for _, v := range [...]int64{b.PrevX, b.PrevY, b.X, b.Y, b.VX, b.VY, int64(b.Color)} {
 			h = mix(h, uint64(v))
+		}
+	}
+	for i, st := range &s.sticks {
+		if st != [2]int16{} {
+			h = mix(h, uint64(i))
+			h = mix(h, uint64(uint16(st[0]))|uint64(uint16(st[1]))<<16)
 		}
 	}
 	return h

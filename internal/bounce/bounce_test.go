@@ -163,3 +163,35 @@ func BenchmarkStep(b *testing.B) {
 		s.Step(tick)
 	}
 }
+
+// TestGamepad: the face buttons act as their keys, the left stick accelerates every ball in
+// proportion to how far it is held, the checksum sees a held stick, and a disconnect lets go.
+func TestGamepad(t *testing.T) {
+	cfg := Config{Width: 200, Height: 100, Balls: 2, Seed: 7}
+	keys, pad := New(cfg), New(cfg)
+	keys.Apply(&gameloop.Input{Kind: gameloop.KeyPress, Key: gameloop.KeySpace})
+	pad.Apply(&gameloop.Input{Kind: gameloop.GamepadPress, Gamepad: 2, PadButton: gameloop.GamepadSouth})
+	if len(pad.Balls()) != 3 || pad.Checksum() != keys.Checksum() {
+		t.Fatalf("South: %d balls, want 3 as the space bar gives, and the same state", len(pad.Balls()))
+	}
+	before := pad.Checksum()
+	half := pad.Balls()[0].VX
+	pad.Apply(&gameloop.Input{Kind: gameloop.GamepadMove, Gamepad: 2, Axis: gameloop.GamepadLeftX, AxisValue: gameloop.QuantizeAxis(0.5)})
+	if pad.Checksum() == before {
+		t.Fatal("a held stick does not change the checksum")
+	}
+	pad.Step(time.Second)
+	keys.Step(time.Second)
+	// Half over for a second: StickAccel/2 dots a second faster, to within the quantisation.
+	got := pad.Balls()[0].VX - keys.Balls()[0].VX
+	if want := int64(StickAccel * Unit / 2); got < want-Unit/100 || got > want+Unit/100 {
+		t.Fatalf("after a second at half: %d units/s faster, want about %d (from %d)", got, want, half)
+	}
+	pad.Apply(&gameloop.Input{Kind: gameloop.GamepadDisconnect, Gamepad: 2})
+	v := pad.Balls()[0].VX
+	pad.Step(time.Millisecond)
+	keys.Step(time.Millisecond)
+	if pad.Balls()[0].VX != v && pad.Balls()[0].VX != -v {
+		t.Fatalf("after the gamepad left, the stick still pushes: %d -> %d", v, pad.Balls()[0].VX)
+	}
+}
