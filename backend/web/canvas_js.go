@@ -80,6 +80,12 @@ func (c *Canvas) fit() bool {
 // zoomed, moved to a screen of another density) comes as a Resize input of the new size in
 // device pixels before the frame drawn at it. While the page is hidden the browser sends no
 // frames, and Run tells d (SetHidden), which pauses game time until the page is shown.
+//
+// The gamepads are read once a display frame, before the frame is run (see Gamepads): their
+// buttons and sticks come as GamepadConnect, GamepadPress, GamepadRelease, GamepadMove and
+// GamepadDisconnect input, for the gamepads of the W3C "standard" mapping. Losing the focus
+// releases the keys but not the gamepads, which go on being read as the browser reports them
+// (browsers report gamepads only to a visible page that has the focus).
 func (c *Canvas) Run(ctx context.Context, d *Driver, g gameloop.Game) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -137,12 +143,14 @@ func (c *Canvas) Run(ctx context.Context, d *Driver, g gameloop.Game) error {
 		d.SetHidden(time.Duration(perf.Call("now").Float()*float64(time.Millisecond)), doc.Get("hidden").Bool())
 		return nil
 	})
+	pads := NewGamepads()
 	var frame js.Func
 	var request js.Value
 	frame = js.FuncOf(func(_ js.Value, args []js.Value) any {
 		if c.fit() {
 			d.Push(gameloop.Input{Kind: gameloop.Resize, Width: c.width, Height: c.height})
 		}
+		pads.Poll(d)
 		now := time.Duration(args[0].Float() * float64(time.Millisecond))
 		if err := d.Frame(g, now, c.width, c.height); err != nil {
 			finish(err)

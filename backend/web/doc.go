@@ -1,6 +1,6 @@
 // Package web runs a game in a web browser, compiled to WebAssembly (GOOS=js GOARCH=wasm), on
-// the page's requestAnimationFrame, with keyboard input and a <canvas> to draw on. It uses
-// syscall/js and nothing else: no cgo, no JavaScript framework.
+// the page's requestAnimationFrame, with keyboard and gamepad input and a <canvas> to draw on.
+// It uses syscall/js and nothing else: no cgo, no JavaScript framework.
 //
 // In a browser the page owns the frame: requestAnimationFrame calls the game once per display
 // refresh, and the game must not block. The Driver is the loop for that host: handed the time
@@ -23,6 +23,17 @@
 // Render.Width by Render.Height, the canvas's size in device pixels (its size on the page times
 // devicePixelRatio). A page that runs its own requestAnimationFrame callback can pull a frame's
 // events instead, with Driver.Events.
+//
+// # Gamepads
+//
+// The browser's Gamepad API has no events for buttons and sticks: Canvas.Run reads
+// navigator.getGamepads() once a display frame, before the frame is run, and turns what changed
+// into gamepad input (Gamepads). Gamepad index i is gameloop.GamepadID(i). Only gamepads of the
+// W3C "standard" mapping are reported, since gameloop's GamepadButton and GamepadAxis follow its
+// layout; the triggers' travel comes from the values of buttons 6 and 7, and every axis is
+// quantised to an integer (gameloop.QuantizeAxis) where it is read, so that a recording replays
+// it exactly. The mapping from what the API reports to a gameloop.GamepadState
+// (PolledGamepad.State) builds and is tested natively.
 //
 // # A hidden page
 //
