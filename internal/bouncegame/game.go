@@ -69,9 +69,10 @@ func New(s Start, controls Controls, v *View) *Game {
 // Controls returns the loop the game controls, nil in a replay.
 func (g *Game) Controls() Controls { return g.controls }
 
-// Input applies the loop's controls (typed characters) and hands the rest to the simulation.
-// Every change of the simulation happens here or in Update, in the order the loop delivers
-// them, so that a recording of these inputs with their ticks replays the game exactly.
+// Input applies the loop's controls (typed characters) and hands the rest to the simulation:
+// the keys pressed and every gamepad input (see bounce.Sim.Apply). Every change of the
+// simulation happens here or in Update, in the order the loop delivers them, so that a
+// recording of these inputs with their ticks replays the game exactly.
 func (g *Game) Input(in *gameloop.Input) error {
 	switch in.Kind {
 	case gameloop.Resize:
@@ -81,6 +82,9 @@ func (g *Game) Input(in *gameloop.Input) error {
 		if in.Key == gameloop.KeyEscape {
 			return gameloop.ErrStop
 		}
+		g.Sim.Apply(in)
+		return nil
+	case gameloop.GamepadConnect, gameloop.GamepadDisconnect, gameloop.GamepadPress, gameloop.GamepadRelease, gameloop.GamepadMove:
 		g.Sim.Apply(in)
 		return nil
 	case gameloop.Char:

@@ -85,6 +85,64 @@ func TestControls(t *testing.T) {
 	}
 }
 
+// Gamepad input reaches the simulation: South adds a ball, East removes one, North toggles
+// gravity, and the left stick accelerates the balls until the gamepad is disconnected. After
+// each input and a tick, the game's simulation is the one the same inputs give applied to the
+// simulation directly (the checksum covers the stick held).
+func TestGamepadInput(t *testing.T) {
+	g, _, _ := testGame(t, "braille")
+	w, h := g.Sim.Size()
+	direct := bounce.New(bounce.Config{Width: w, Height: h, Balls: 3, Seed: 1})
+	still := bounce.New(bounce.Config{Width: w, Height: h, Balls: 3, Seed: 1}) // given all but the stick
+	pad := func(kind gameloop.InputKind, b gameloop.GamepadButton, stick int16) *gameloop.Input {
+		in := &gameloop.Input{Kind: kind, Gamepad: 1, PadButton: b}
+		if kind == gameloop.GamepadMove {
+			in.Axis, in.AxisValue = gameloop.GamepadLeftX, stick
+		}
+		return in
+	}
+	for _, tt := range []struct {
+		in      *gameloop.Input
+		balls   int
+		gravity bool
+	}{
+		{pad(gameloop.GamepadConnect, 0, 0), 3, false},
+		{pad(gameloop.GamepadPress, gameloop.GamepadSouth, 0), 4, false},
+		{pad(gameloop.GamepadRelease, gameloop.GamepadSouth, 0), 4, false},
+		{pad(gameloop.GamepadPress, gameloop.GamepadNorth, 0), 4, true},
+		{pad(gameloop.GamepadPress, gameloop.GamepadEast, 0), 3, true},
+		{pad(gameloop.GamepadMove, 0, -gameloop.AxisMax/2), 3, true},
+		{pad(gameloop.GamepadDisconnect, 0, 0), 3, true},
+	} {
+		if err := g.Input(tt.in); err != nil {
+			t.Fatalf("%v: %v", tt.in, err)
+		}
+		direct.Apply(tt.in)
+		if tt.in.Kind != gameloop.GamepadMove {
+			still.Apply(tt.in)
+		}
+		if n := len(g.Sim.Balls()); n != tt.balls || g.Sim.Gravity() != tt.gravity {
+			t.Errorf("after %v: %d balls, gravity %v; want %d, %v", tt.in, n, g.Sim.Gravity(), tt.balls, tt.gravity)
+		}
+		u := &gameloop.Update{Tick: g.Sim.Ticks() + 1, DT: 100 * time.Millisecond, Seconds: 0.1}
+		if err := g.Update(u); err != nil {
+			t.Fatal(err)
+		}
+		direct.Step(u.DT)
+		still.Step(u.DT)
+		if g.Sim.Checksum() != direct.Checksum() {
+			t.Fatalf("after %v: the game's simulation is not the one its input gives", tt.in)
+		}
+		if tt.in.Kind == gameloop.GamepadMove {
+			for i, b := range g.Sim.Balls() {
+				if s := still.Balls()[i]; b.VX == s.VX || b.VY != s.VY {
+					t.Errorf("ball %d with the stick held left moves at %d,%d, without at %d,%d: want VX changed, VY not", i, b.VX, b.VY, s.VX, s.VY)
+				}
+			}
+		}
+	}
+}
+
 // Without a loop to control (in a replay), the loop's keys do nothing and fail nothing.
 func TestControlsWithoutALoop(t *testing.T) {
 	g := New(Start{Balls: 1, Seed: 1, Width: 80, Height: 24, Glyphs: "braille", TickRate: 10}, nil, NewView("braille", NewGrid(80, 24)))
