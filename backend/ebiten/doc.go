@@ -41,8 +41,15 @@
 // Ebitengine reports input as state, once per frame, not as events: the adapter turns what
 // changed since the last frame into gameloop.Input, in this order: keys released, keys pressed,
 // typed characters, mouse buttons released and pressed (at the cursor), the cursor moved, the
-// wheel, focus, the screen's new size (a Resize, from Layout), and the window's close button.
-// A key pressed and released within one frame is not seen; a held key does not repeat.
+// wheel, focus, the gamepads, the screen's new size (a Resize, from Layout), and the window's
+// close button. A key pressed and released within one frame is not seen; a held key does not
+// repeat.
+//
+// Gamepads are read through Ebitengine's standard gamepad API: each gamepad with the standard
+// layout (ebiten.IsStandardGamepadLayoutAvailable) gets the lowest free gameloop.GamepadID
+// when it appears, and what changed on it since the last frame comes as inputs in the order of
+// gameloop.AppendGamepadInputs: connected, buttons released, pressed, axes moved (quantised:
+// gameloop.QuantizeAxis), disconnected. Gamepads of other layouts are not reported.
 //
 // # The window
 //

@@ -28,6 +28,7 @@ type ebitenHost struct {
 	cursor  bool // cursorX and cursorY hold a position
 	focused bool
 	focus   bool // focused holds the focus
+	pads    gamepads
 }
 
 func (h *ebitenHost) start() {
@@ -91,6 +92,7 @@ func (h *ebitenHost) appendInput(buf []gameloop.Input) []gameloop.Input {
 		}
 		h.focus, h.focused = true, focused
 	}
+	buf = h.pads.appendInput(buf, ebitenPads{})
 	if ebiten.IsWindowBeingClosed() {
 		buf = append(buf, gameloop.Input{Kind: gameloop.Close})
 	}

@@ -2,6 +2,11 @@
 // minimal renderer: a clear colour, a viewport that follows the framebuffer, filled rectangles
 // and reading the frame back as an image.
 //
+// Its input is GLFW's: keys, characters, the mouse, resizes, focus and the close button, and
+// the gamepads, which PollInput polls (glfwGetGamepadState): each joystick that GLFW has an SDL
+// game controller mapping for is reported in the standard layout, its joystick id as its
+// gameloop.GamepadID (see gameloop.GamepadConnect and docs/gamepads.md).
+//
 // GLFW and OpenGL must be called from the process's main OS thread. This package locks the main
 // goroutine to it in init, so a program that opens its window and runs its loop from main is
 // right without more ado:
@@ -75,8 +80,9 @@ type Window struct {
 	win     *glfw33.Window
 	pending []gameloop.Input // input gathered by the callbacks since the last PollInput
 
-	fbWidth, fbHeight int     // the framebuffer's size, in pixels
-	scaleX, scaleY    float64 // framebuffer pixels per screen coordinate, for cursor positions
+	fbWidth, fbHeight int                                         // the framebuffer's size, in pixels
+	scaleX, scaleY    float64                                     // framebuffer pixels per screen coordinate, for cursor positions
+	pads              [gameloop.MaxGamepads]gameloop.GamepadState // as last polled
 
 	// mu guards alive, so that Wake, from any goroutine, never posts to a destroyed window.
 	mu    sync.Mutex
@@ -232,12 +238,13 @@ func (w *Window) updateScale() {
 	}
 }
 
-// PollInput processes GLFW's pending events and appends the input they make to buf.
+// PollInput processes GLFW's pending events and appends the input they make to buf, then what
+// changed on the gamepads (GLFW has no events for their buttons: they are polled here).
 func (w *Window) PollInput(buf []gameloop.Input) []gameloop.Input {
 	glfw33.PollEvents()
 	buf = append(buf, w.pending...)
 	w.pending = w.pending[:0]
-	return buf
+	return w.pollGamepads(buf)
 }
 
 // WaitInput sleeps in GLFW's WaitEventsTimeout until an event comes, timeout passes or Wake is

@@ -1,6 +1,7 @@
 // Package term is a gameloop window in a terminal, on tcell: keys and characters, the mouse
 // when the terminal reports it, resizes (sizes are in cells), and a small drawing surface of
-// cells that Show (the loop's buffer swap) puts on the screen at once.
+// cells that Show (the loop's buffer swap) puts on the screen at once. A terminal has no
+// gamepads: none is reported.
 //
 // It needs no cgo and no system package. The terminal is put in raw mode by Open and restored
 // by Close, which a program must call on every way out:

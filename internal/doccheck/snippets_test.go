@@ -180,5 +180,31 @@ func startTimed(ctx context.Context, pool *gameloop.Pool) error {
 	return nil
 }
 
+// docs/gamepads.md: a game that follows its gamepads.
+type game struct {
+	pads [gameloop.MaxGamepads]gameloop.GamepadState
+	vx   int64
+}
+
+const maxSpeed = 100
+
+func (g *game) jump() {}
+
+func (g *game) Input(in *gameloop.Input) error {
+	if int(in.Gamepad) < len(g.pads) {
+		g.pads[in.Gamepad].Apply(in) // inputs that are not a gamepad's leave it as it is
+	}
+	return nil
+}
+
+func (g *game) Update(u *gameloop.Update) error {
+	pad := &g.pads[0]
+	if pad.Pressed(gameloop.GamepadSouth) {
+		g.jump()
+	}
+	g.vx += int64(pad.Axis(gameloop.GamepadLeftX)) * maxSpeed / gameloop.AxisMax
+	return nil
+}
+
 // The fragments are compiled, not run.
-var _ = []any{pullEvents, ownTheFrame, runWindowed, recordSession, replaySession, wireRecord, wireReplay, startTimed}
+var _ = []any{pullEvents, ownTheFrame, runWindowed, recordSession, replaySession, wireRecord, wireReplay, startTimed, (*game).Input, (*game).Update}
