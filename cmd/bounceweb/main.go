@@ -6,7 +6,9 @@
 //	bounceweb: serving bounce at http://127.0.0.1:8080/
 //
 // The page runs the terminal demo's simulation, keys and status line (see cmd/bounce) on
-// requestAnimationFrame, with backend/web. It records the session from its start; s saves the
+// requestAnimationFrame, with backend/web, and reads the gamepads of the W3C standard mapping:
+// South adds a ball, East removes one, North toggles gravity, the d-pad pushes the balls and
+// the left stick accelerates them. It records the session from its start; s saves the
 // recording, and so does quitting with q or Escape. With -record FILE the server writes each
 // recording saved to FILE (replacing it); without, the browser downloads it as bounce.rec.
 // Either replays on any machine:

@@ -157,6 +157,33 @@ func TestChromiumRecordingReplays(t *testing.T) {
 	}
 }
 
+// testdata/chromium-gamepad.rec was recorded in headless Chromium by TestBrowserGamepad (with
+// -args -gamepad-recording): bounce as WebAssembly played with a scripted gamepad through the
+// browser's Gamepad API. It holds the gamepad's inputs, its axes quantised, and replays matched
+// here, every tick's checksum compared: a recording with gamepad input made in one backend
+// replays on another.
+func TestChromiumGamepadRecordingReplays(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "chromium-gamepad.rec"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := replay.Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.Checksums) != int(rec.Ticks) {
+		t.Fatalf("the recording has %d ticks, %d checksums: want a checksum a tick", rec.Ticks, len(rec.Checksums))
+	}
+	checkGamepadInputs(t, rec)
+	res, err := bouncegame.Replay(t.Context(), rec.Header, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Matched() || res.Inputs != len(rec.Inputs) {
+		t.Errorf("the recording made with a gamepad in Chromium: %v; want matched, all %d inputs", res, len(rec.Inputs))
+	}
+}
+
 // The page's count of a recording's inputs is the replay's: inputs after the last tick (the q
 // that ends a session) count in both, and both say how many came after it. The page used to say
 // 37 inputs where the replay said 35.

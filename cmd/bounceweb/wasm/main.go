@@ -2,9 +2,9 @@
 
 // Command wasm is bounce in a web page: the simulation, keys and status line of the terminal
 // demo (internal/bouncegame), driven by requestAnimationFrame through backend/web, its cells
-// painted on a canvas. It records the session from the start: s saves the recording (to the
-// server, which writes it to its -record file, or else as a download), and so does ending the
-// game with q or Escape. go run ./cmd/bounceweb builds it and serves it with its page.
+// painted on a canvas; gamepads play it too. It records the session from the start: s saves
+// the recording (to the server, which writes it to its -record file, or else as a download), and
+// so does ending the game with q or Escape. go run ./cmd/bounceweb builds it and serves it with its page.
 //
 // The page's query sets the start: ?seed=1&balls=5&tps=10&glyphs=braille&cols=80&rows=24.
 package main

@@ -7,11 +7,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"syscall/js"
 	"time"
 
 	"github.com/gameloop-go/gameloop"
 	"github.com/gameloop-go/gameloop/backend/web"
+	"github.com/gameloop-go/gameloop/internal/bounce"
 	"github.com/gameloop-go/gameloop/internal/bouncegame"
 	"github.com/gameloop-go/gameloop/replay"
 )
@@ -25,6 +27,8 @@ type page struct {
 	recBuf  bytes.Buffer
 	painter *painter
 	saves   int
+	// pads is each gamepad as the game's input left it, for the page's tests to read.
+	pads [gameloop.MaxGamepads]gameloop.GamepadState
 }
 
 func newPage(s bouncegame.Start, g *bouncegame.Game, d *web.Driver, grid *bouncegame.Grid, ctx2d js.Value) (*page, error) {
@@ -48,6 +52,9 @@ func (p *page) Input(in *gameloop.Input) error {
 	}
 	if err := p.played.(gameloop.InputHandler).Input(in); err != nil {
 		return err
+	}
+	if int(in.Gamepad) < len(p.pads) {
+		p.pads[in.Gamepad].Apply(in) // only a gamepad's input changes it
 	}
 	if in.Kind == gameloop.Char && (in.Rune == 's' || in.Rune == 'S') {
 		_, err := p.save()
@@ -150,21 +157,44 @@ func download(data js.Value) {
 	win.Get("URL").Call("revokeObjectURL", url)
 }
 
-// expose gives the page (and its tests) window.bounceweb: status() returns the status line, and
-// stats() the loop's statistics as JSON.
+// expose gives the page (and its tests) window.bounceweb: status() returns the status line,
+// stats() the loop's statistics as JSON, gamepad(i) gamepad i as the game's input left it (a
+// gameloop.GamepadState as JSON: Connected, Buttons, Axes), and sim() the simulation's ticks and
+// balls as JSON ({"Ticks": n, "Balls": [bounce.Ball...]}, in its fixed-point units).
 func (p *page) expose() {
 	obj := js.Global().Get("Object").New()
 	obj.Set("status", js.FuncOf(func(js.Value, []js.Value) any {
 		return string(p.game.View.Status())
 	}))
-	obj.Set("stats", js.FuncOf(func(js.Value, []js.Value) any {
-		b, err := json.Marshal(statsOf(p.driver))
-		if err != nil {
-			return err.Error()
+	obj.Set("gamepad", js.FuncOf(func(_ js.Value, args []js.Value) any {
+		i := 0
+		if len(args) > 0 && args[0].Type() == js.TypeNumber {
+			i = args[0].Int()
 		}
-		return string(b)
+		if i < 0 || i >= len(p.pads) {
+			return "gamepad " + strconv.Itoa(i) + " is not a slot"
+		}
+		return jsonOf(p.pads[i])
+	}))
+	obj.Set("sim", js.FuncOf(func(js.Value, []js.Value) any {
+		return jsonOf(struct {
+			Ticks uint64
+			Balls []bounce.Ball
+		}{p.game.Sim.Ticks(), p.game.Sim.Balls()})
+	}))
+	obj.Set("stats", js.FuncOf(func(js.Value, []js.Value) any {
+		return jsonOf(statsOf(p.driver))
 	}))
 	js.Global().Set("bounceweb", obj)
+}
+
+// jsonOf returns v as JSON, or the error's text if it cannot be.
+func jsonOf(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err.Error()
+	}
+	return string(b)
 }
 
 // pageStats is what window.bounceweb.stats() returns.
