@@ -207,6 +207,7 @@ var inSuite = map[string]string{
 	"go test":                          "names the tool in a sentence; scripts/test.sh runs every package's tests",
 	"go test -race ./cmd/matchserver/": "scripts/test.sh's go test -race ./... runs it",
 	"go test -count=1 -v -run TestBrowser ./cmd/bounceweb":                                        "scripts/test.sh's go test -race ./... runs it",
+	"go test -count=1 -v -run TestBrowserGamepad ./cmd/bounceweb":                                 "scripts/test.sh's go test -race ./... runs it",
 	"bash scripts/test.d/wasm.sh":                                                                 "scripts/test.sh runs every script of scripts/test.d",
 	"GAMELOOP_DUEL_TICKS=1800 go test -count=1 -v -run TestHeadlessThroughNetsimPoor ./cmd/duel":  "scripts/test.sh's go test -race ./... runs it at 600 ticks",
 	"GAMELOOP_DUEL_TICKS=1800 go test -count=1 -v -run TestSpectatorThroughNetsimPoor ./cmd/duel": "scripts/test.sh's go test -race ./... runs it at 600 ticks",
