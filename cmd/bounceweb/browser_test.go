@@ -1,3 +1,5 @@
+//go:build !(js && wasm)
+
 package main
 
 // The browser test: bounce built for WebAssembly, served by this command's handler, played in

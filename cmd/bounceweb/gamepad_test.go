@@ -1,3 +1,5 @@
+//go:build !(js && wasm)
+
 package main
 
 // The gamepad test: bounce in headless Chromium played with a gamepad that the test scripts,
