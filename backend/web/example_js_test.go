@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"syscall/js"
+	"time"
 
 	"github.com/gameloop-go/gameloop"
 	"github.com/gameloop-go/gameloop/backend/web"
@@ -59,4 +60,28 @@ func ExampleCanvas_Run() {
 	if err := canvas.Run(context.Background(), driver, game); err != nil {
 		js.Global().Get("console").Call("error", err.Error())
 	}
+}
+
+// A page that runs its own requestAnimationFrame callback, pulling each frame's events, reads
+// the gamepads itself, before the frame: here it logs each gamepad button pressed.
+func ExampleGamepads() {
+	driver, err := web.NewDriver(gameloop.Config{TickRate: 60})
+	if err != nil {
+		js.Global().Get("console").Call("error", err.Error())
+		return
+	}
+	pads := web.NewGamepads()
+	var frame js.Func
+	frame = js.FuncOf(func(_ js.Value, args []js.Value) any {
+		pads.Poll(driver) // the gamepads' changes since the last frame, as input of this one
+		now := time.Duration(args[0].Float() * float64(time.Millisecond))
+		for ev := range driver.Events(now, 800, 600) {
+			if in, ok := ev.(*gameloop.Input); ok && in.Kind == gameloop.GamepadPress {
+				js.Global().Get("console").Call("log", fmt.Sprintf("gamepad %d: %v", in.Gamepad, in.PadButton))
+			}
+		}
+		js.Global().Call("requestAnimationFrame", frame)
+		return nil
+	})
+	js.Global().Call("requestAnimationFrame", frame)
 }
