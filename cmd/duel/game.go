@@ -10,13 +10,15 @@ import (
 
 // game is the duel as a rollback session drives it (netplay.Game): the state, the saved
 // states in their slots with their checksums, and where the local player's input comes from
-// (the keys or a bot).
+// (the keys, a gamepad or a bot).
 type game struct {
 	state duel.State
 	slots []slot
 
-	bot  *duel.Bot // plays the local paddle when set
-	keys keyHolder // the local paddle's keys, when no bot plays
+	bot    *duel.Bot   // plays the local paddle when set
+	keys   keyHolder   // the local paddle's keys in a terminal, when no bot plays
+	held   windowInput // the local paddle's keys and gamepads in a window, when no bot plays
+	window bool        // the game is played in a window: held, not keys
 }
 
 // slot is a saved state and its checksum.
@@ -32,8 +34,11 @@ func newGame(seed uint64, slots int, bot *duel.Bot) *game {
 // LocalInput returns the local player's input for the next tick: the bot's choice, or the
 // keys held.
 func (g *game) LocalInput(handle int) duel.Input {
-	if g.bot != nil {
+	switch {
+	case g.bot != nil:
 		return g.bot.Input(&g.state, handle)
+	case g.window:
+		return g.held.input()
 	}
 	return g.keys.input()
 }
@@ -117,4 +122,54 @@ func (k *keyHolder) input() duel.Input {
 	}
 	k.left--
 	return k.dir
+}
+
+// windowInput is what a window reports of the paddle's controls: keys held from their press to
+// their release, and gamepads (the d-pad, or the left stick pushed past half way). Up and down
+// held together hold the paddle still.
+type windowInput struct {
+	up, down int // the keys held of each direction
+	pads     [gameloop.MaxGamepads]gameloop.GamepadState
+}
+
+// apply notes a key pressed or released, or a gamepad's input.
+func (w *windowInput) apply(in *gameloop.Input) {
+	switch in.Kind {
+	case gameloop.KeyPress, gameloop.KeyRelease:
+		var n *int
+		switch in.Key {
+		case gameloop.KeyUp, gameloop.KeyW, gameloop.KeyK:
+			n = &w.up
+		case gameloop.KeyDown, gameloop.KeyS, gameloop.KeyJ:
+			n = &w.down
+		default:
+			return
+		}
+		if in.Kind == gameloop.KeyPress && !in.Repeat {
+			*n++
+		} else if in.Kind == gameloop.KeyRelease {
+			*n = max(*n-1, 0)
+		}
+	case gameloop.GamepadConnect, gameloop.GamepadDisconnect, gameloop.GamepadPress, gameloop.GamepadRelease, gameloop.GamepadMove:
+		if int(in.Gamepad) < len(w.pads) {
+			w.pads[in.Gamepad].Apply(in)
+		}
+	}
+}
+
+// input returns the direction held now.
+func (w *windowInput) input() duel.Input {
+	up, down := w.up > 0, w.down > 0
+	for i := range w.pads {
+		p := &w.pads[i]
+		up = up || p.Pressed(gameloop.GamepadUp) || p.Axis(gameloop.GamepadLeftY) < -gameloop.AxisMax/2
+		down = down || p.Pressed(gameloop.GamepadDown) || p.Axis(gameloop.GamepadLeftY) > gameloop.AxisMax/2
+	}
+	switch {
+	case up && !down:
+		return duel.Up
+	case down && !up:
+		return duel.Down
+	}
+	return 0
 }

@@ -35,6 +35,13 @@
 // one in the temporary directory. That one is a convenience: where it cannot be made or written,
 // duel warns once and plays on without it.
 //
+// -gui plays in an Ebitengine window rather than the terminal, with the keys held from press to
+// release or a gamepad (the d-pad or the left stick); with -ticks N (and -bot) it ends as
+// -headless does. The window needs cgo and a display, so it is only in a duel built with
+// -tags ebiten:
+//
+//	go run -tags ebiten ./cmd/duel -gui -listen :7000
+//
 // -headless runs with no terminal: with -bot SEED a seeded bot plays the local paddle (it can
 // in the terminal too), and once tick -ticks N is confirmed the command prints "tick N checksum
 // HEX", and exits 0 once the other player has the tick confirmed too; both players print the
@@ -79,6 +86,7 @@ type options struct {
 	replayPath      string
 	synctest        bool
 	headless        bool
+	gui             bool
 	ticks           uint64
 	bot             botFlag
 	// set holds the names of the flags given on the command line.
@@ -136,7 +144,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.replayPath, "replay", "", "replay the recording in this `file` and say whether it matched")
 	fs.BoolVar(&o.synctest, "synctest", false, "run the game under netplay's sync test with two bots for -ticks ticks")
 	fs.BoolVar(&o.headless, "headless", false, "play without a terminal until tick -ticks is confirmed, and print its checksum")
-	fs.Uint64Var(&o.ticks, "ticks", 0, "with -headless or -synctest, the number of ticks to play (-synctest: 600 if not given)")
+	fs.BoolVar(&o.gui, "gui", false, "play in a window (Ebitengine) rather than the terminal; with -ticks, until tick -ticks is confirmed, printing its checksum (needs a duel built with -tags ebiten)")
+	fs.Uint64Var(&o.ticks, "ticks", 0, "with -headless, -gui or -synctest, the number of ticks to play (-synctest: 600 if not given)")
 	fs.Var(&o.bot, "bot", "a bot seeded with this `seed` plays your paddle")
 	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
 		fs.SetOutput(stderr)
@@ -180,6 +189,13 @@ func checkOptions(o *options) error {
 		return errors.New("-headless needs -ticks N: the tick whose checksum to print")
 	case o.headless && o.listen == "" && o.connect == "" && o.spectate == "":
 		return errors.New("-headless plays over the network: give -listen, -connect or -spectate")
+	case o.gui && o.headless:
+		return errors.New("-gui and -headless: one of them")
+	case o.gui && o.listen == "" && o.connect == "" && o.spectate == "":
+		return errors.New("-gui plays over the network: give -listen, -connect or -spectate")
+	case o.gui && !windowBuilt:
+		return errors.New("-gui: this duel was built without its window; build it with -tags ebiten " +
+			"(cgo and the X11 and OpenGL development packages: see docs/duel.md)")
 	case o.set["spectators"] && o.listen == "":
 		return errors.New("-spectators is for the player who listens (-listen): the host of the spectators")
 	case o.record != "" && (o.replayPath != "" || o.synctest):

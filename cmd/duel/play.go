@@ -57,6 +57,7 @@ func runNetwork(ctx context.Context, opts options, stdout, stderr io.Writer) err
 	}
 	a.rec = rec
 	a.game = newGame(opts.seed, 0, bot) // with the slots its session asks for, once it starts
+	a.game.window = opts.gui
 	if peer != nil {
 		if err := a.startSession(peer); err != nil {
 			conn.Close()
@@ -65,7 +66,7 @@ func runNetwork(ctx context.Context, opts options, stdout, stderr io.Writer) err
 		}
 	} else {
 		a.waitForPeer()
-		if opts.headless {
+		if a.logs() {
 			fmt.Fprintf(stderr, "duel: %s\n", a.status.Message)
 		}
 	}
@@ -79,16 +80,16 @@ func runNetwork(ctx context.Context, opts options, stdout, stderr io.Writer) err
 		fmt.Fprintf(stderr, "duel: %v\n", a.desync)
 	}
 	switch {
-	case opts.headless && a.running && a.loop != nil && a.spectating:
+	case a.ends() && a.running && a.loop != nil && a.spectating:
 		a.printSpectatorStats(stderr)
-	case opts.headless && a.running && a.loop != nil:
+	case a.ends() && a.running && a.loop != nil:
 		a.printStats(stderr)
 	}
 	err = errors.Join(err, a.close())
 	if a.over != "" {
 		fmt.Fprintf(stderr, "duel: %s\n", a.over)
 	}
-	if !opts.headless {
+	if !a.logs() {
 		// Told on the message row as they came, and again now that the terminal is back.
 		for _, w := range a.warnings {
 			fmt.Fprintf(stderr, "duel: %s\n", w)
@@ -266,7 +267,7 @@ type app struct {
 	found   chan net.Addr
 	waiting chan struct{} // closed when the goroutine reading the first packet is done
 
-	loop    *gameloop.Loop
+	loop    hostLoop
 	session *netplay.Session[duel.Input]
 	peer    string        // the other player's address, once the session has started
 	inner   gameloop.Game // the session's loop adapter
@@ -301,15 +302,35 @@ type app struct {
 	printed bool
 }
 
+// hostLoop is the loop that runs the game: a *gameloop.Loop, or in a window (-gui) the
+// Ebitengine adapter.
+type hostLoop interface {
+	netplay.Loop
+	Stats() gameloop.Stats
+}
+
+// logs reports whether messages go to stderr as they come: headless, and in a window (which
+// shows them too), where stderr is not a terminal the game draws on.
+func (a *app) logs() bool { return a.opts.headless || a.opts.gui }
+
+// ends reports whether the run ends by itself once tick -ticks is confirmed, printing its
+// checksum: headless, and in a window given -ticks.
+func (a *app) ends() bool { return a.opts.headless || (a.opts.gui && a.opts.ticks > 0) }
+
 // warn tells of something that went wrong without ending the game: on stderr, or in the
-// terminal on the message row, and on stderr once the terminal is restored.
+// terminal on the message row, and on stderr once the terminal is restored; in a window, on
+// the message row and on stderr.
 func (a *app) warn(msg string) {
-	if a.opts.headless {
+	if a.logs() {
 		fmt.Fprintf(a.stderr, "duel: %s\n", msg)
+	}
+	if a.opts.headless {
 		return
 	}
 	a.status.Message = msg
-	a.warnings = append(a.warnings, msg)
+	if !a.logs() {
+		a.warnings = append(a.warnings, msg)
+	}
 }
 
 // waitForPeer starts reading the first handshake to arrive, from whoever will be the other
@@ -373,8 +394,11 @@ func (a *app) startSession(peer net.Addr) error {
 	return nil
 }
 
-// play runs the loop, in the terminal or headless, until the game ends.
+// play runs the loop, in the terminal, in a window or headless, until the game ends.
 func (a *app) play(ctx context.Context) error {
+	if a.opts.gui {
+		return a.playWindow(ctx)
+	}
 	cfg := gameloop.Config{TickRate: duel.TickRate}
 	var win *term.Window
 	if a.opts.headless {
@@ -460,7 +484,7 @@ func (a *app) Update(u *gameloop.Update) error {
 	if err := a.finalize(); err != nil {
 		return err
 	}
-	if a.opts.headless {
+	if a.ends() {
 		if a.desync != nil {
 			// The games went apart: playing on would only print a checksum of one of them.
 			return gameloop.ErrStop
@@ -505,7 +529,7 @@ func (a *app) connecting() error {
 	if timeout := a.opts.connectTimeout; timeout > 0 {
 		a.status.Message += fmt.Sprintf(" of %v", timeout)
 	}
-	if a.opts.headless && waited >= a.nextNotice {
+	if a.logs() && waited >= a.nextNotice {
 		fmt.Fprintf(a.stderr, "duel: %s\n", a.status.Message)
 		a.nextNotice = waited.Truncate(time.Second) + noticeEvery
 	}
@@ -553,7 +577,7 @@ func (a *app) finalize() error {
 			a.status.Synced, a.status.SyncSum = t, sum
 		}
 	}
-	if want := a.opts.ticks; a.opts.headless && want > a.final && want <= final {
+	if want := a.opts.ticks; a.ends() && want > a.final && want <= final {
 		sum, ok := a.checksum(want)
 		if !ok {
 			return fmt.Errorf("tick %d became final after its state was dropped (at tick %d)", want, st.Tick)
@@ -610,7 +634,7 @@ func (a *app) event(e *netplay.Event) {
 	default:
 		return
 	}
-	if a.opts.headless && e.Kind != netplay.EventSynchronizing {
+	if a.logs() && e.Kind != netplay.EventSynchronizing {
 		fmt.Fprintf(a.stderr, "duel: %s\n", a.status.Message)
 	}
 }
@@ -671,16 +695,17 @@ func (a *app) headlessEnd() error {
 // its flags: see headlessEnd.
 const settleTicks = netplay.MaxInputDelay + netplay.MaxPredictionWindow + 1
 
-// Input handles the keys: the paddle's, and q or Escape to quit.
+// Input handles the keys: the paddle's, and q or Escape to quit; in a window, the keys'
+// releases and the gamepads too.
 func (a *app) Input(in *gameloop.Input) error {
-	if in.Kind != gameloop.KeyPress {
-		return nil
-	}
-	switch in.Key {
-	case gameloop.KeyQ, gameloop.KeyEscape:
+	if in.Kind == gameloop.KeyPress && (in.Key == gameloop.KeyQ || in.Key == gameloop.KeyEscape) {
 		return gameloop.ErrStop
 	}
-	if !a.spectating {
+	switch {
+	case a.spectating:
+	case a.opts.gui:
+		a.game.held.apply(in)
+	case in.Kind == gameloop.KeyPress:
 		a.game.keys.press(in)
 	}
 	return nil

@@ -60,7 +60,7 @@ func (a *app) spectatorEvent(e *netplay.Event) {
 	default:
 		return
 	}
-	if a.opts.headless && e.Kind != netplay.EventSynchronizing {
+	if a.logs() && e.Kind != netplay.EventSynchronizing {
 		fmt.Fprintf(a.stderr, "duel: %s\n", a.status.Message)
 	}
 }
@@ -73,9 +73,9 @@ func (a *app) hostGone(err error) error {
 	reason := hostReason(err)
 	left := reason == netplay.ReasonLeft
 	switch {
-	case a.opts.headless && left:
+	case a.ends() && left:
 		return fmt.Errorf("the game's host at %s left after tick %d, before tick %d", a.peer, tick, a.opts.ticks)
-	case a.opts.headless:
+	case a.ends():
 		return fmt.Errorf("the game's host at %s was lost after tick %d (%s), before tick %d", a.peer, tick, reason, a.opts.ticks)
 	case left:
 		a.over = fmt.Sprintf("the game is over: its host at %s left after tick %d", a.peer, tick)

@@ -199,6 +199,7 @@ var unattended = map[string]string{
 	"go run ./cmd/duel -connect 127.0.0.1:7001":                                  "an interactive terminal game through netsim: cmd/duel/e2e_test.go plays two in tmux through netsim",
 	"go run ./cmd/netsim -listen 127.0.0.1:7001 -to 127.0.0.1:7000 -preset poor": "a proxy that runs until Ctrl-C: cmd/duel's and cmd/netsim's tests run it",
 	"go run ./cmd/duel -spectate 127.0.0.1:7000":                                 "an interactive terminal spectator: cmd/duel/spectate_test.go watches a game in tmux",
+	"go run -tags ebiten ./cmd/duel -gui -listen 127.0.0.1:7000":                 "an interactive window game: cmd/duel/window_test.go plays one under Xvfb against a headless peer",
 }
 
 // inSuite lists the commands of the documents that run tests scripts/test.sh runs itself, each
