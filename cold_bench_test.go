@@ -132,7 +132,7 @@ func BenchmarkPoolBurstCold(b *testing.B) {
 		}
 		evictCaches(evict)
 		b.StartTimer()
-		runnerOf(c).runDue(batch)
+		runnerOf(c).runDue(batch, infosOf(batch))
 	}
 	b.StopTimer()
 	for deadline := time.Now().Add(10 * time.Second); ; runtime.Gosched() {

@@ -18,7 +18,7 @@ import "time"
 // the run by its deadline, or searches the heap, and leaves a hole in the run (an entry of nil)
 // that the front skips.
 type deadlineQueue struct {
-	run   []heapSlot // a ring: the run is run[head], run[head+1], ... (mod len), n slots
+	run   []runSlot // a ring: the run is run[head], run[head+1], ... (mod len), n slots
 	head  int
 	n     int // slots in the run, holes included
 	holes int
@@ -31,7 +31,16 @@ type deadlineQueue struct {
 func (q *deadlineQueue) len() int { return q.n - q.holes + q.heap.len() }
 
 // slot returns the i-th slot of the run, from its front.
-func (q *deadlineQueue) slot(i int) *heapSlot { return &q.run[(q.head+i)&(len(q.run)-1)] }
+func (q *deadlineQueue) slot(i int) *runSlot { return &q.run[(q.head+i)&(len(q.run)-1)] }
+
+// runSlot is a slot of the run: an entry, its deadline, and what the dispatch of a wake-up needs
+// of it (its dueInfo as it was when it was queued), so that taking the due entries out reads
+// the run in sequence and none of the entries, whose memory is out of the cache.
+type runSlot struct {
+	deadline time.Duration
+	entry    *waitEntry
+	info     dueInfo
+}
 
 func (q *deadlineQueue) push(e *waitEntry) {
 	// Where in the run e goes: after the last slot not later than it, if that is among the
@@ -50,7 +59,7 @@ func (q *deadlineQueue) push(e *waitEntry) {
 	for i := q.n; i > p; i-- {
 		*q.slot(i) = *q.slot(i - 1)
 	}
-	*q.slot(p) = heapSlot{e.deadline, e}
+	*q.slot(p) = runSlot{e.deadline, e, infoOf(e)}
 	q.n++
 }
 
@@ -62,7 +71,7 @@ const insertSpan = 32
 
 // grow doubles the ring (its length stays a power of two), the run at its start.
 func (q *deadlineQueue) grow() {
-	run := make([]heapSlot, max(64, 2*len(q.run)))
+	run := make([]runSlot, max(64, 2*len(q.run)))
 	for i := range q.n {
 		run[i] = *q.slot(i)
 	}
@@ -99,33 +108,41 @@ func (q *deadlineQueue) remove(e *waitEntry) bool {
 // only take room.
 func (q *deadlineQueue) trim() {
 	for q.n > 0 && q.slot(0).entry == nil {
-		*q.slot(0) = heapSlot{}
+		*q.slot(0) = runSlot{}
 		q.head = (q.head + 1) & (len(q.run) - 1)
 		q.n--
 		q.holes--
 	}
 	for q.n > 0 && q.slot(q.n-1).entry == nil {
-		*q.slot(q.n - 1) = heapSlot{}
+		*q.slot(q.n - 1) = runSlot{}
 		q.n--
 		q.holes--
 	}
 }
 
 // popDue appends to batch, and takes out of the queue, every entry due at now: those of the
-// run in order of deadline, then those of the heap.
-func (q *deadlineQueue) popDue(now time.Duration, batch []*waitEntry) []*waitEntry {
+// run in order of deadline, then those of the heap; and appends their dueInfos to infos.
+func (q *deadlineQueue) popDue(now time.Duration, batch []*waitEntry, infos []dueInfo) ([]*waitEntry, []dueInfo) {
 	for q.n > 0 {
 		s := q.slot(0)
 		if s.deadline > now {
 			break
 		}
 		batch = append(batch, s.entry)
-		*s = heapSlot{}
+		infos = append(infos, s.info)
+		*s = runSlot{}
 		q.head = (q.head + 1) & (len(q.run) - 1)
 		q.n--
 		q.trim() // the next hole, if any, is at the front now
 	}
-	return q.heap.popDue(now, batch)
+	from := len(batch)
+	batch = q.heap.popDue(now, batch)
+	// The heap holds what came out of order, a few entries where the matches run at one rate:
+	// their infos are read from the entries.
+	for _, e := range batch[from:] {
+		infos = append(infos, infoOf(e))
+	}
+	return batch, infos
 }
 
 // target returns when the waiter should wake: never with nothing in the queue, else the latest
@@ -198,7 +215,7 @@ func (q *deadlineQueue) removeFunc(drop func(*waitEntry) bool, dst []*waitEntry)
 		kept++
 	}
 	for i := kept; i < q.n; i++ {
-		*q.slot(i) = heapSlot{}
+		*q.slot(i) = runSlot{}
 	}
 	q.n, q.holes = kept, 0
 	return q.heap.removeFunc(drop, dst)

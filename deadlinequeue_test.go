@@ -21,11 +21,11 @@ func queueModel(t *testing.T, ops []byte) {
 		switch op & 7 {
 		case 0, 1, 2: // in order
 			last += arg
-			e := &waitEntry{deadline: last}
+			e := &waitEntry{deadline: last, cost: time.Duration(step) * time.Microsecond, offWaiter: step%3 == 0}
 			q.push(e)
 			held = append(held, e)
 		case 3: // anywhere after now
-			e := &waitEntry{deadline: now + arg*3}
+			e := &waitEntry{deadline: now + arg*3, cost: time.Duration(step), offWaiter: step%5 == 0}
 			q.push(e)
 			held = append(held, e)
 		case 4:
@@ -45,7 +45,7 @@ func queueModel(t *testing.T, ops []byte) {
 			held = slices.Delete(held, i, i+1)
 		default:
 			now += arg
-			batch := q.popDue(now, nil)
+			batch, infos := q.popDue(now, nil, nil)
 			var want []*waitEntry
 			held = slices.DeleteFunc(held, func(e *waitEntry) bool {
 				if e.deadline <= now {
@@ -57,9 +57,14 @@ func queueModel(t *testing.T, ops []byte) {
 			if len(batch) != len(want) {
 				t.Fatalf("step %d: popDue(%v) took %d entries, want %d", step, now, len(batch), len(want))
 			}
-			for _, e := range batch {
+			for i, e := range batch {
 				if e == nil || e.deadline > now || !slices.Contains(want, e) {
 					t.Fatalf("step %d: popDue(%v) took %v, not due or not held", step, now, e)
+				}
+				// The info the queue kept (the run's) or read (the heap's) is the entry's.
+				if len(infos) != len(batch) || infos[i] != infoOf(e) {
+					t.Fatalf("step %d: popDue(%v) gave %d infos for %d entries, entry %d's %#x, want %#x",
+						step, now, len(infos), len(batch), i, infos[min(i, len(infos)-1)], infoOf(e))
 				}
 			}
 		}
@@ -136,7 +141,7 @@ func TestDeadlineQueueInOrder(t *testing.T) {
 	if q.heap.len() != 1 {
 		t.Fatal("a deadline far out of order did not go to the heap")
 	}
-	batch := q.popDue(10, nil)
+	batch, _ := q.popDue(10, nil, nil)
 	if len(batch) != 34 || !slices.Contains(batch, early) {
 		t.Fatalf("popDue(10) took %d entries (early one: %v), want 34", len(batch), slices.Contains(batch, early))
 	}

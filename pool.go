@@ -397,7 +397,7 @@ func (p *Pool) armWorker() bool {
 	return true
 }
 
-// takeTailLocked appends to dst the next chunk of the tail (at most workerChunk entries), and
+// takeTailLocked appends to dst the next chunk of the tail (at most tailChunk entries), and
 // takes it out of it.
 func (p *Pool) takeTailLocked(dst []*waitEntry) []*waitEntry {
 	end := p.tailEnds[p.tailChunk]
@@ -563,8 +563,8 @@ func (p *Pool) enqueue(m *Match, slow bool) {
 // drain runs the tail and the quick matches of the queue on the calling goroutine until both
 // are empty, a chunk at a time.
 func (p *Pool) drain() {
-	var chunk [workerChunk]*Match
-	var taken [workerChunk]*waitEntry
+	var chunk [tailChunk]*Match // a chunk of the tail, or workerChunk matches of the queue
+	var taken [tailChunk]*waitEntry
 	for {
 		p.mu.Lock()
 		if p.tail != nil {
@@ -574,7 +574,7 @@ func (p *Pool) drain() {
 			continue
 		}
 		n := 0
-		for n < len(chunk) {
+		for n < workerChunk {
 			m := p.popLocked(false)
 			if m == nil {
 				break

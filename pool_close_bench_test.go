@@ -139,7 +139,7 @@ func TestMassStopTakesMatchesOutAtOnce(t *testing.T) {
 		if len(batch) != n || left != 0 {
 			t.Fatalf("grid %v: the waiter took %d stopped matches out of the queue, and left %d", grid, len(batch), left)
 		}
-		runnerOf(c).runDue(batch)
+		runnerOf(c).runDue(batch, infosOf(batch))
 		for _, m := range ms {
 			if err := m.Wait(); !errors.Is(err, ErrStopped) {
 				t.Fatalf("grid %v: a stopped match: Err = %v", grid, err)

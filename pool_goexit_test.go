@@ -171,7 +171,7 @@ func TestClosedMatchRunsNoCallbacks(t *testing.T) {
 			p.closed = true // as Close does before it ends the matches
 			p.mu.Unlock()
 			m.slow.left = 2
-			runnerOf(c).runDue(batch)
+			runnerOf(c).runDue(batch, infosOf(batch))
 		}},
 	}
 	for _, tt := range tests {

@@ -170,7 +170,7 @@ func TestArmedWorkerSharesBurst(t *testing.T) {
 	if len(batch) != len(gs) {
 		t.Fatalf("%d entries due, want %d", len(batch), len(gs))
 	}
-	runnerOf(c).runDue(batch)
+	runnerOf(c).runDue(batch, infosOf(batch))
 	// A worker may still be running the last chunk it took.
 	deadline := time.Now().Add(10 * time.Second)
 	for _, g := range gs {

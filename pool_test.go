@@ -492,8 +492,12 @@ func popBurst(c *SharedClock, at time.Duration) []*waitEntry {
 	time.Sleep(at - c.Now())
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.queue.popDue(c.Now(), nil)
+	batch, _ := c.queue.popDue(c.Now(), nil, nil)
+	return batch
 }
+
+// withInfos returns batch with its entries' infos, as runDue takes them.
+func withInfos(batch []*waitEntry) ([]*waitEntry, []dueInfo) { return batch, infosOf(batch) }
 
 // waitTicks waits until every game has run want updates, and fails the test if one runs more
 // or takes too long; no update may begin early.
@@ -550,7 +554,7 @@ func TestRunDueSharesBurst(t *testing.T) {
 		t.Fatalf("%d entries due, want 326", len(batch))
 	}
 	setCosts(batch, shareAbove) // long enough to share from its start
-	runnerOf(c).runDue(batch)
+	runnerOf(c).runDue(batch, infosOf(batch))
 	if p.tail != nil {
 		t.Errorf("after the burst: %d entries left in the tail", len(p.tail))
 	}
@@ -594,7 +598,7 @@ func TestRunDueStopsSharing(t *testing.T) {
 		go c.wait()
 		c.Close()
 	})
-	runnerOf(c).runDue(popBurst(c, at)) // the worker takes it, and waits in its update
+	runnerOf(c).runDue(withInfos(popBurst(c, at))) // the worker takes it, and waits in its update
 	for busy[0].ticks.Load() == 0 {
 		time.Sleep(time.Millisecond)
 	}
@@ -608,7 +612,7 @@ func TestRunDueStopsSharing(t *testing.T) {
 	burst := func() {
 		batch := popBurst(c, at+time.Duration(bursts)*burstStep)
 		setCosts(batch, 10*time.Microsecond) // foreseen alone: 2 ms, long enough to share
-		runnerOf(c).runDue(batch)
+		runnerOf(c).runDue(batch, infosOf(batch))
 		bursts++
 		waitTicks(t, "match", gs, bursts) // all run by the waiter
 	}

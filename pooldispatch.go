@@ -30,8 +30,12 @@ const (
 	// minShare is the least work a processor used for a burst is given.
 	minShare = 100 * time.Microsecond
 	// chunkCost is about how much work a chunk of the workers' part holds (at least one match,
-	// at most workerChunk).
+	// at most tailChunk).
 	chunkCost = 50 * time.Microsecond
+	// tailChunk is the most entries a chunk of the workers' part holds: where matches cost
+	// under a microsecond, a chunk of 16 was a trip to the pool's lock and to the clock's for
+	// a few microseconds of work, which the waiter and the workers then spent contending.
+	tailChunk = 128
 )
 
 // dispatchPlan is how one wake-up's due entries are run.
@@ -48,14 +52,38 @@ type dispatchPlan struct {
 	cost time.Duration
 }
 
-// planDispatch plans the entries of a wake-up, in the order they came due, for the waiter and
-// workers workers, reusing plan's array. An entry's cost is what its last pass took (0 for one
-// never run, and for a goroutine's wait); its offWaiter says that the waiter must not run it.
-func planDispatch(batch []*waitEntry, workers int, plan *dispatchPlan) {
+// dueInfo is what the dispatch needs of a due entry, in one word: what its last pass cost (0
+// for one never run, and for a goroutine's wait), in nanoseconds, shifted left by one, and in
+// the lowest bit whether the waiter must not run it. The clock's queue keeps it beside the
+// deadline, so that planning a wake-up reads the queue's memory in sequence rather than each
+// entry's, out of the cache: for 10,000 due matches, reading their entries took 200 µs here.
+type dueInfo uint64
+
+// maxDueCost is the most cost a dueInfo holds; more is taken as this (146 years).
+const maxDueCost = time.Duration(1<<62 - 1)
+
+// infoOf returns e's dueInfo, from the cost and offWaiter its runner set.
+func infoOf(e *waitEntry) dueInfo {
+	d := dueInfo(min(max(e.cost, 0), maxDueCost)) << 1
+	if e.offWaiter {
+		d |= 1
+	}
+	return d
+}
+
+// cost returns the entry's cost.
+func (d dueInfo) cost() time.Duration { return time.Duration(d >> 1) }
+
+// offWaiter reports whether the waiter must not run the entry.
+func (d dueInfo) offWaiter() bool { return d&1 != 0 }
+
+// planDispatch plans the entries of a wake-up, given by their infos in the order they came
+// due, for the waiter and workers workers, reusing plan's array.
+func planDispatch(batch []dueInfo, workers int, plan *dispatchPlan) {
 	plan.ends = plan.ends[:0]
 	plan.cost = 0
-	for _, e := range batch {
-		plan.cost += e.cost
+	for _, d := range batch {
+		plan.cost += d.cost()
 	}
 	plan.procs, plan.inline = 1, len(batch)
 	if plan.cost <= shareAbove || workers < 1 || len(batch) < 2 {
@@ -70,8 +98,8 @@ func planDispatch(batch []*waitEntry, workers int, plan *dispatchPlan) {
 	var ran time.Duration
 	inline := 0
 	for inline < len(batch) && ran < share {
-		if !batch[inline].offWaiter {
-			ran += batch[inline].cost
+		if !batch[inline].offWaiter() {
+			ran += batch[inline].cost()
 		}
 		inline++
 	}
@@ -80,21 +108,21 @@ func planDispatch(batch []*waitEntry, workers int, plan *dispatchPlan) {
 }
 
 // cutChunks appends to ends the ends of the chunks of batch[from:]: runs of entries of about
-// chunkCost each (at most workerChunk), with every entry that costs chunkCost or more, or that
+// chunkCost each (at most tailChunk), with every entry that costs chunkCost or more, or that
 // the waiter may not run, alone.
-func cutChunks(batch []*waitEntry, from int, ends []int) []int {
+func cutChunks(batch []dueInfo, from int, ends []int) []int {
 	var sum time.Duration
 	n := 0
 	for i := from; i < len(batch); i++ {
-		e := batch[i]
-		alone := e.offWaiter || e.cost >= chunkCost
+		d := batch[i]
+		alone := d.offWaiter() || d.cost() >= chunkCost
 		if alone && n > 0 {
 			ends = append(ends, i) // the chunk before it ends here
 			sum, n = 0, 0
 		}
-		sum += e.cost
+		sum += d.cost()
 		n++
-		if alone || sum >= chunkCost || n == workerChunk {
+		if alone || sum >= chunkCost || n == tailChunk {
 			ends = append(ends, i+1)
 			sum, n = 0, 0
 		}

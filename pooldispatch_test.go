@@ -22,7 +22,7 @@ type simulated struct {
 // in order, a slow entry queued by then (workers only; queueing one wakes a worker, where the
 // plan woke none), else the next chunk, whose entries the
 // waiter may not run it queues for the workers. An entry costs its cost; nothing else does.
-func simulateBurst(batch []*waitEntry, plan *dispatchPlan, wake time.Duration) simulated {
+func simulateBurst(batch []dueInfo, plan *dispatchPlan, wake time.Duration) simulated {
 	n := len(batch)
 	s := simulated{start: make([]time.Duration, n), proc: make([]int, n)}
 	for i := range s.start {
@@ -34,7 +34,7 @@ func simulateBurst(batch []*waitEntry, plan *dispatchPlan, wake time.Duration) s
 	}
 	var slowq []queued
 	procs := plan.procs
-	if procs == 1 && slices.ContainsFunc(batch, func(e *waitEntry) bool { return e.offWaiter }) {
+	if procs == 1 && slices.ContainsFunc(batch, func(d dueInfo) bool { return d.offWaiter() }) {
 		procs = 2 // queueing a slow match wakes a worker
 	}
 	free := make([]time.Duration, procs)
@@ -43,11 +43,11 @@ func simulateBurst(batch []*waitEntry, plan *dispatchPlan, wake time.Duration) s
 	}
 	run := func(p, i int) {
 		s.start[i], s.proc[i] = free[p], p
-		free[p] += batch[i].cost
+		free[p] += batch[i].cost()
 		s.end = max(s.end, free[p])
 	}
 	for i := range plan.inline {
-		if batch[i].offWaiter {
+		if batch[i].offWaiter() {
 			slowq = append(slowq, queued{i, free[0]})
 			continue
 		}
@@ -77,7 +77,7 @@ func simulateBurst(batch []*waitEntry, plan *dispatchPlan, wake time.Duration) s
 			continue
 		}
 		for i := from; i < plan.ends[chunk]; i++ {
-			if batch[i].offWaiter && (p == 0 || i > from) {
+			if batch[i].offWaiter() && (p == 0 || i > from) {
 				slowq = append(slowq, queued{i, free[p]}) // as runTaken queues it
 				continue
 			}
@@ -88,8 +88,8 @@ func simulateBurst(batch []*waitEntry, plan *dispatchPlan, wake time.Duration) s
 	}
 }
 
-// burstOf returns entries of the given costs, the entries at offWaiter marked so.
-func burstOf(costs []time.Duration, offWaiter ...int) []*waitEntry {
+// burstOf returns the infos of entries of the given costs, the entries at offWaiter marked so.
+func burstOf(costs []time.Duration, offWaiter ...int) []dueInfo {
 	batch := make([]*waitEntry, len(costs))
 	for i, c := range costs {
 		batch[i] = &waitEntry{cost: c}
@@ -97,7 +97,16 @@ func burstOf(costs []time.Duration, offWaiter ...int) []*waitEntry {
 	for _, i := range offWaiter {
 		batch[i].offWaiter = true
 	}
-	return batch
+	return infosOf(batch)
+}
+
+// infosOf returns the infos of batch's entries, as the clock's queue hands them to runDue.
+func infosOf(batch []*waitEntry) []dueInfo {
+	infos := make([]dueInfo, len(batch))
+	for i, e := range batch {
+		infos[i] = infoOf(e)
+	}
+	return infos
 }
 
 // The plan spreads a burst over the waiter and workers in proportion to cost: on K processors,
@@ -152,26 +161,26 @@ func TestPlanDispatchSpreadsByCost(t *testing.T) {
 }
 
 // checkBurst checks a simulated burst against the bounds TestPlanDispatchSpreadsByCost states.
-func checkBurst(t *testing.T, what string, batch []*waitEntry, plan *dispatchPlan, s simulated, k int, wake time.Duration) {
+func checkBurst(t *testing.T, what string, batch []dueInfo, plan *dispatchPlan, s simulated, k int, wake time.Duration) {
 	t.Helper()
 	var total, longest, quick, slow time.Duration
 	for i, e := range batch {
-		total += e.cost
-		if e.offWaiter {
-			slow += e.cost
+		total += e.cost()
+		if e.offWaiter() {
+			slow += e.cost()
 		}
-		longest = max(longest, e.cost)
+		longest = max(longest, e.cost())
 		if s.start[i] < 0 {
 			t.Fatalf("%s: entry %d never ran", what, i)
 		}
-		if e.offWaiter && s.proc[i] == 0 {
+		if e.offWaiter() && s.proc[i] == 0 {
 			t.Fatalf("%s: entry %d, which the waiter may not run, ran on it", what, i)
 		}
-		if !e.offWaiter {
+		if !e.offWaiter() {
 			if s.start[i] > quick {
 				t.Fatalf("%s: entry %d began at %v, after the %v the quick entries before it cost: it waited behind a slow one", what, i, s.start[i], quick)
 			}
-			quick += e.cost
+			quick += e.cost()
 		}
 	}
 	if total != plan.cost {
@@ -208,7 +217,15 @@ func TestPlanDispatch(t *testing.T) {
 		{"unmeasured: free", rep(1000, 0), nil, 3, dispatchPlan{procs: 1, inline: 1000}},
 		{"300 µs: two processors", rep(30, 10*us), nil, 3, dispatchPlan{procs: 3, inline: 10, ends: []int{15, 20, 25, 30}, cost: 300 * us}},
 		{"80 µs each: a chunk each", rep(6, 80*us), nil, 1, dispatchPlan{procs: 2, inline: 3, ends: []int{4, 5, 6}, cost: 480 * us}},
-		{"cheap matches: 16 a chunk", rep(100, 3*us), nil, 1, dispatchPlan{procs: 2, inline: 50, ends: []int{66, 82, 98, 100}, cost: 300 * us}},
+		{"cheap matches: about chunkCost a chunk", rep(100, 3*us), nil, 1, dispatchPlan{procs: 2, inline: 50, ends: []int{67, 84, 100}, cost: 300 * us}},
+		{"matches of no cost: tailChunk a chunk", rep(300, 0), nil, 1, dispatchPlan{procs: 1, inline: 300}},
+		{"matches under a microsecond: about chunkCost a chunk", rep(600, 400*time.Nanosecond), nil, 1,
+			dispatchPlan{procs: 2, inline: 300, ends: []int{425, 550, 600}, cost: 240 * us}},
+		{"matches of 100 ns: tailChunk a chunk", rep(3000, 100*time.Nanosecond), nil, 1,
+			dispatchPlan{procs: 2, inline: 1500, ends: append(slices.Collect(func(yield func(int) bool) {
+				for end := 1500 + tailChunk; end < 3000 && yield(end); end += tailChunk {
+				}
+			}), 3000), cost: 300 * us}},
 		{"a slow one first: queued by the waiter, not in its share",
 			[]time.Duration{2000 * us, 50 * us, 50 * us, 50 * us, 50 * us}, []int{0}, 1,
 			dispatchPlan{procs: 2, inline: 5, cost: 2200 * us}},

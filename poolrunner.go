@@ -178,7 +178,7 @@ func (r *poolRunner) takeLocked(batch []*waitEntry) []*waitEntry {
 // the virtual machine measured in docs/server.md, a worker woken through the Go scheduler as a
 // burst begins runs only once the waiter stops; yielding to it made the waiter wait in turn,
 // and the worker run nearly all of the burst alone, later than the waiter would have.
-func (r *poolRunner) runDue(batch []*waitEntry) (woke bool) {
+func (r *poolRunner) runDue(batch []*waitEntry, infos []dueInfo) (woke bool) {
 	c := r.c
 	start := c.Now()
 	now := start
@@ -204,7 +204,7 @@ func (r *poolRunner) runDue(batch []*waitEntry) (woke bool) {
 	}()
 	first := firstMatch(batch)
 	if first != nil {
-		planDispatch(batch, first.pool.nworkers, &r.plan)
+		planDispatch(infos, first.pool.nworkers, &r.plan)
 	}
 	if first != nil && r.plan.procs > 1 {
 		if first.pool.canArm() {
@@ -244,7 +244,7 @@ func (r *poolRunner) runDue(batch []*waitEntry) (woke bool) {
 			// Longer than foreseen (costs not yet measured, or grown): the rest goes to
 			// the workers, in chunks by what is known of their costs.
 			handed = m.pool
-			r.plan.ends = cutChunks(inline, i, r.plan.ends[:0])
+			r.plan.ends = cutChunks(infos[:len(inline)], i, r.plan.ends[:0])
 			handed.handOff(inline, i, r.plan.ends, handed.nworkers)
 			next = len(inline)
 			break

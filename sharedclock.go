@@ -89,6 +89,7 @@ type SharedClock struct {
 	target time.Duration // what the waiter sleeps for now; never while it runs
 	closed bool
 	batch  []*waitEntry // the entries due at the last wake-up, reused
+	infos  []dueInfo    // their dueInfos, for the runner's dispatch, reused
 	// runner runs the entries of the clock's clients (see dueRunner); nil until one registers
 	// (see setRunnerLocked). Guarded by mu; the waiter reads it once a wake-up.
 	runner  dueRunner
@@ -124,11 +125,12 @@ type dueRunner interface {
 	takeLocked(batch []*waitEntry) []*waitEntry
 	// runDue is handed the entries of a wake-up, due or taken by takeLocked, in the queue's
 	// order, on the waiter's goroutine: it runs those with an owner, wakes the goroutines of
-	// the others (wakeGoroutine) as it comes to them, and reports whether it woke any. Once it
-	// returns, the waiter reuses batch. If a callback ends the waiter's goroutine
-	// (runtime.Goexit) in it, the runner puts back what it has not run (putBack), and the
-	// waiter, going on on a new goroutine, drops batch, which the runner may still hold.
-	runDue(batch []*waitEntry) (wokeGoroutines bool)
+	// the others (wakeGoroutine) as it comes to them, and reports whether it woke any. infos
+	// holds each entry's dueInfo, at the same index. Once it returns, the waiter reuses batch
+	// and infos. If a callback ends the waiter's goroutine (runtime.Goexit) in it, the runner
+	// puts back what it has not run (putBack), and the waiter, going on on a new goroutine,
+	// drops batch and infos, which the runner may still hold.
+	runDue(batch []*waitEntry, infos []dueInfo) (wokeGoroutines bool)
 	// burstLead is how long before an isolated deadline (one far from the others, which may
 	// have many behind it) the waiter wakes to call beforeBurst; 0 for not at all.
 	burstLead() time.Duration
@@ -406,7 +408,7 @@ func (c *SharedClock) wait() {
 	returned := false
 	defer func() {
 		if !returned {
-			c.batch = nil
+			c.batch, c.infos = nil, nil
 			go c.wait()
 			return
 		}
@@ -429,10 +431,14 @@ func (c *SharedClock) serve() {
 			c.mu.Unlock()
 			return
 		}
-		c.batch = c.queue.popDue(now, c.batch[:0])
+		c.batch, c.infos = c.queue.popDue(now, c.batch[:0], c.infos[:0])
 		r := c.runner
 		if r != nil {
 			c.batch = r.takeLocked(c.batch)
+			// The entries taken besides the due ones (kicked, few): their infos from them.
+			for _, e := range c.batch[len(c.infos):] {
+				c.infos = append(c.infos, infoOf(e))
+			}
 		}
 		// The target stays the one just slept for, now past, while the due entries run: the
 		// deadlines added meanwhile are later and kick nothing, and the waiter sees them when
@@ -440,7 +446,7 @@ func (c *SharedClock) serve() {
 		c.mu.Unlock()
 		if len(c.batch) > 0 {
 			c.lastFire = now
-			c.fire(r, c.batch)
+			c.fire(r, c.batch, c.infos)
 			clear(c.batch)
 			continue // time has passed: look again before sleeping
 		}
@@ -466,12 +472,12 @@ func (c *SharedClock) releaseLocked() {
 }
 
 // fire wakes the goroutines of due entries and has the runner, if any, run its clients'.
-func (c *SharedClock) fire(r dueRunner, batch []*waitEntry) {
+func (c *SharedClock) fire(r dueRunner, batch []*waitEntry, infos []dueInfo) {
 	if r != nil {
 		// The runner takes each entry as it comes to it: looking at every entry first, to
 		// sort the clients' from the goroutines', would fetch a thousand cache lines before
 		// the first of a burst runs.
-		c.wokeGoroutines = r.runDue(batch)
+		c.wokeGoroutines = r.runDue(batch, infos)
 		return
 	}
 	for _, e := range batch {

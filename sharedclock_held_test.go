@@ -14,7 +14,7 @@ func takeQueued(t *testing.T, c *SharedClock, n int) []*waitEntry {
 	for deadline := time.Now().Add(10 * time.Second); ; {
 		c.mu.Lock()
 		if c.queue.len() >= n {
-			batch := c.queue.popDue(never-1, nil)
+			batch, _ := c.queue.popDue(never-1, nil, nil)
 			c.mu.Unlock()
 			return batch
 		}
