@@ -10,7 +10,9 @@
 //
 // Keys, as in bounce: i cycles the draw mode, p pauses, + and - change the time scale, [ and ]
 // the tick rate, space and backspace add and remove a ball, g toggles gravity, the arrows push
-// every ball, q or Escape quits. It needs cgo, a display and Ebitengine's system packages; see
+// every ball, q or Escape quits. A gamepad of the standard layout plays too: South, East and
+// North as space, backspace and g, the d-pad as the arrows, and the left stick pushes every ball
+// as far as it is held. It needs cgo, a display and Ebitengine's system packages; see
 // docs/ebiten.md.
 package main
 
