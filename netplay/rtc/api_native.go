@@ -19,3 +19,15 @@ func newAPI(o *Options) *webrtc.API {
 	}
 	return webrtc.NewAPI(webrtc.WithSettingEngine(se))
 }
+
+// transportBytes returns the bytes pc's ICE transport sent and received: UDP payloads, the
+// DTLS records that carry the SCTP packets of the data channel, and ICE's own checks.
+func transportBytes(pc *webrtc.PeerConnection) (sent, received uint64) {
+	for _, s := range pc.GetStats() {
+		if ts, ok := s.(webrtc.TransportStats); ok {
+			sent += ts.BytesSent
+			received += ts.BytesReceived
+		}
+	}
+	return sent, received
+}

@@ -56,6 +56,11 @@ type Stats struct {
 	Dropped, Oversized uint64
 	// Closed counts the members whose data channel has closed.
 	Closed int
+	// WireBytesSent and WireBytesReceived are what the peer connections' transports sent
+	// and received, over all members: the UDP payloads, DTLS records carrying the data
+	// channels' SCTP packets, with their headers, acknowledgements and ICE's checks (UDP and
+	// IP headers excluded, as in netplay's counts). 0 in a browser.
+	WireBytesSent, WireBytesReceived uint64
 }
 
 // received is a datagram waiting to be read.
@@ -147,8 +152,16 @@ func (c *Conn) Open(i int) bool {
 // Stats returns the Conn's counts so far.
 func (c *Conn) Stats() Stats {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.stats
+	st := c.stats
+	c.mu.Unlock()
+	for _, m := range c.members {
+		if m != nil && m.pc != nil {
+			sent, received := transportBytes(m.pc)
+			st.WireBytesSent += sent
+			st.WireBytesReceived += received
+		}
+	}
+	return st
 }
 
 // LocalAddr returns this member's Addr.
