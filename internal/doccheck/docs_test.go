@@ -199,6 +199,8 @@ var unattended = map[string]string{
 	"go run ./cmd/duel -connect 127.0.0.1:7001":                                  "an interactive terminal game through netsim: cmd/duel/e2e_test.go plays two in tmux through netsim",
 	"go run ./cmd/netsim -listen 127.0.0.1:7001 -to 127.0.0.1:7000 -preset poor": "a proxy that runs until Ctrl-C: cmd/duel's and cmd/netsim's tests run it",
 	"go run ./cmd/duel -spectate 127.0.0.1:7000":                                 "an interactive terminal spectator: cmd/duel/spectate_test.go watches a game in tmux",
+	"go run ./cmd/lobby -listen 127.0.0.1:8089":                                  "a server that runs until SIGTERM: cmd/lobby's tests run it, meet two rtc peers through it and stop it",
+	"go run peer.go -lobby ws://127.0.0.1:8089/ws":                               "one of two peers run in two terminals against a lobby: the program itself runs here without -lobby, and cmd/lobby's TestServe meets two rtc peers through the command",
 	"go run -tags ebiten ./cmd/duel -gui -listen 127.0.0.1:7000":                 "an interactive window game: cmd/duel/window_test.go plays one under Xvfb against a headless peer",
 }
 
@@ -213,6 +215,7 @@ var inSuite = map[string]string{
 	"GAMELOOP_DUEL_TICKS=1800 go test -count=1 -v -run TestHeadlessThroughNetsimPoor ./cmd/duel":  "scripts/test.sh's go test -race ./... runs it at 600 ticks",
 	"GAMELOOP_DUEL_TICKS=1800 go test -count=1 -v -run TestSpectatorThroughNetsimPoor ./cmd/duel": "scripts/test.sh's go test -race ./... runs it at 600 ticks",
 	"go test -count=1 -v -run TestFloatsFuseByBuild ./internal/duel":                              "scripts/test.sh's go test -race ./... runs it",
+	"GOOS=js GOARCH=wasm go build ./netplay/rtc":                                                  "scripts/test.d/rtc-wasm.sh builds and vets it",
 }
 
 // measuresInSuite lists the commands that print figures the documents quote and that no
@@ -225,6 +228,7 @@ var measuresInSuite = map[string]bool{
 	"GAMELOOP_DUEL_TICKS=1800 go test -count=1 -v -run TestSpectatorThroughNetsimPoor ./cmd/duel": true,
 	"GAMELOOP_DUEL_MINUTES=10 go test -count=1 -v -run TestSimulatedPresets ./cmd/duel":           true,
 	"go test -count=1 -run TestBandwidthInputsChanging -v ./netplay":                              true,
+	"go test -count=1 -run TestRooms -v ./cmd/lobby -rooms 1000":                                  true,
 }
 
 // prepared lists commands that need a file an unattended command would make, and the command
