@@ -654,3 +654,42 @@ func setCosts(batch []*waitEntry, d time.Duration) {
 		}
 	}
 }
+
+// TestKickedOnWorkerWakesWaiter: a match kicked while a worker runs it (its end asked for, a
+// control change) goes back in the queue due at once, and the worker wakes the waiter for it.
+// It did not: with nothing else queued (the other matches of a cancelled context ended), the
+// waiter slept for ever and the match never ended.
+func TestKickedOnWorkerWakesWaiter(t *testing.T) {
+	c := newSharedClock(SharedClockOptions{})
+	p := NewPool(c, &PoolOptions{Workers: 1})
+	at := c.Now() + 10*time.Millisecond
+	gs := burstMatches(t, p, 1, at)
+	t.Cleanup(func() {
+		go c.wait()
+		c.Close()
+	})
+	batch := popBurst(c, at) // taken out of the queue, as the waiter takes a burst
+	if len(batch) != 1 {
+		t.Fatalf("%d entries due, want 1", len(batch))
+	}
+	m := gs[0].m
+	c.mu.Lock()
+	m.kicked = true  // kicked while it ran (see poolRunner.takeLocked)
+	c.target = never // the waiter sleeps with nothing else queued
+	c.mu.Unlock()
+	select {
+	case <-c.kick:
+	default:
+	}
+	p.runChunk([]*Match{m}) // as a worker runs a chunk of a burst's tail
+	select {
+	case <-c.kick:
+	default:
+		t.Fatal("the worker put back a match due at once without waking the waiter")
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if m.state != matchWaiting || m.entry.deadline != 0 || c.queue.len() != 1 {
+		t.Fatalf("the match: state %d, deadline %v, queue of %d; want waiting, due at 0, in the queue", m.state, m.entry.deadline, c.queue.len())
+	}
+}

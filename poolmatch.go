@@ -368,19 +368,31 @@ func (m *Match) requeueLocked() (earlier, closed bool) {
 	return next < c.target, false
 }
 
-// requeue puts back in the clock's queue the matches the waiter ran, under one lock.
+// requeue puts back in the clock's queue the matches the waiter or a worker ran, under one lock,
+// and wakes the waiter if one of them is due before what it sleeps for: a match kicked while it
+// ran (a control change, an end) goes back due at once, and a worker that did not wake the
+// waiter for it left it waiting for the waiter's next wake-up, for ever where nothing else was
+// queued (the matches of a pool whose context was cancelled while workers ran some of them
+// did not all end). On the waiter, which looks at the queue again before it sleeps, the wake-up
+// is one spare turn of its loop.
 func requeue(c *SharedClock, ran []*Match) {
 	if len(ran) == 0 {
 		return
 	}
 	var ended []*Match
+	wake := false
 	c.mu.Lock()
 	for _, m := range ran {
-		if _, closed := m.requeueLocked(); closed {
+		earlier, closed := m.requeueLocked()
+		wake = wake || earlier
+		if closed {
 			ended = append(ended, m)
 		}
 	}
 	c.mu.Unlock()
+	if wake {
+		c.wakeWaiter()
+	}
 	for _, m := range ended {
 		m.finish()
 	}
