@@ -52,6 +52,13 @@ type dispatchPlan struct {
 	cost time.Duration
 }
 
+// guidedShare is the part of the workers' part still to cut, over the processors, that its next
+// chunk holds, at least chunkCost: the chunks of a long burst begin long and shrink toward its
+// end (guided self-scheduling), so that the processors take the tail's lock and requeue under
+// the clock's a few times each rather than once for every match (80 ms of 80 µs updates was
+// 1,000 chunks of one match each), and still end together, the last chunks being short.
+const guidedShare = 2
+
 // dueInfo is what the dispatch needs of a due entry, in one word: what its last pass cost (0
 // for one never run, and for a goroutine's wait), in nanoseconds, shifted left by one, and in
 // the lowest bit whether the waiter must not run it. The clock's queue keeps it beside the
@@ -95,34 +102,41 @@ func planDispatch(batch []dueInfo, workers int, plan *dispatchPlan) {
 	// The waiter's share: entries from the front until the cost of those it runs reaches
 	// share. Those it may not run it hands to the workers as it comes to them, first in their
 	// queue.
-	var ran time.Duration
+	var ran, front time.Duration
 	inline := 0
 	for inline < len(batch) && ran < share {
 		if !batch[inline].offWaiter() {
 			ran += batch[inline].cost()
 		}
+		front += batch[inline].cost()
 		inline++
 	}
 	plan.inline = inline
-	plan.ends = cutChunks(batch, inline, plan.ends)
+	plan.ends = cutChunks(batch, inline, plan.ends, plan.cost-front, plan.procs)
 }
 
-// cutChunks appends to ends the ends of the chunks of batch[from:]: runs of entries of about
-// chunkCost each (at most tailChunk), with every entry that costs chunkCost or more, or that
-// the waiter may not run, alone.
-func cutChunks(batch []dueInfo, from int, ends []int) []int {
+// cutChunks appends to ends the ends of the chunks of batch[from:], whose entries cost rest in
+// all, for procs processors: runs of entries of about max(chunkCost, what is left to cut /
+// (guidedShare × procs)) each (at most tailChunk), with every entry that costs that or more,
+// or that the waiter may not run, alone. With procs 0, the chunks are of chunkCost.
+func cutChunks(batch []dueInfo, from int, ends []int, rest time.Duration, procs int) []int {
 	var sum time.Duration
 	n := 0
+	chunk := chunkCost
 	for i := from; i < len(batch); i++ {
 		d := batch[i]
-		alone := d.offWaiter() || d.cost() >= chunkCost
+		if n == 0 && procs > 0 {
+			chunk = max(chunkCost, rest/time.Duration(guidedShare*procs))
+		}
+		rest -= d.cost()
+		alone := d.offWaiter() || d.cost() >= chunk
 		if alone && n > 0 {
 			ends = append(ends, i) // the chunk before it ends here
 			sum, n = 0, 0
 		}
 		sum += d.cost()
 		n++
-		if alone || sum >= chunkCost || n == tailChunk {
+		if alone || sum >= chunk || n == tailChunk {
 			ends = append(ends, i+1)
 			sum, n = 0, 0
 		}

@@ -229,9 +229,9 @@ func TestPlanDispatch(t *testing.T) {
 		{"a slow one first: queued by the waiter, not in its share",
 			[]time.Duration{2000 * us, 50 * us, 50 * us, 50 * us, 50 * us}, []int{0}, 1,
 			dispatchPlan{procs: 2, inline: 5, cost: 2200 * us}},
-		{"a slow one in the workers' part: alone",
+		{"a slow one in the workers' part: alone, the two before it one chunk (2,270 µs left to cut over 4 processors)",
 			append(append(rep(10, 100*us), 2000*us, 10*us), rep(3, 20*us)...), []int{10}, 3,
-			dispatchPlan{procs: 4, inline: 8, ends: []int{9, 10, 11, 14, 15}, cost: 3070 * us}},
+			dispatchPlan{procs: 4, inline: 8, ends: []int{10, 11, 14, 15}, cost: 3070 * us}},
 		{"a costly one: alone", []time.Duration{100 * us, 100 * us, 100 * us, 20 * us, 10 * us, 300 * us, 20 * us}, nil, 1,
 			dispatchPlan{procs: 2, inline: 5, ends: []int{6, 7}, cost: 650 * us}},
 	} {
@@ -250,5 +250,38 @@ func TestPlanDispatchAllocates(t *testing.T) {
 	planDispatch(batch, 15, &plan)
 	if n := testing.AllocsPerRun(100, func() { planDispatch(batch, 15, &plan) }); n != 0 {
 		t.Errorf("%v allocations a plan, want 0", n)
+	}
+}
+
+// TestPlanDispatchGuided: the workers' part of a long burst is cut in chunks that begin long and
+// shrink toward its end, so that a burst of a thousand 80 µs updates is not a thousand trips to
+// the locks, and the last chunks are short, so that the processors end together.
+func TestPlanDispatchGuided(t *testing.T) {
+	const us = time.Microsecond
+	for _, workers := range []int{1, 3, 15} {
+		batch := burstOf(slices.Repeat([]time.Duration{80 * us}, 1000))
+		var plan dispatchPlan
+		planDispatch(batch, workers, &plan)
+		var sizes []time.Duration
+		from := plan.inline
+		for _, end := range plan.ends {
+			sizes = append(sizes, time.Duration(end-from)*80*us)
+			from = end
+		}
+		if from != len(batch) {
+			t.Fatalf("%d workers: the chunks end at %d of %d", workers, from, len(batch))
+		}
+		for i := 1; i < len(sizes); i++ {
+			if sizes[i] > sizes[i-1] {
+				t.Fatalf("%d workers: chunk %d is longer than the one before: %v", workers, i, sizes)
+			}
+		}
+		if last := sizes[len(sizes)-1]; last > chunkCost+80*us {
+			t.Errorf("%d workers: the last chunk is %v, want at most %v", workers, last, chunkCost+80*us)
+		}
+		if max := 20 * plan.procs; len(sizes) > max {
+			t.Errorf("%d workers: %d chunks, want at most %d: %v", workers, len(sizes), max, sizes)
+		}
+		t.Logf("%d workers: %d processors, %d inline, %d chunks: %v", workers, plan.procs, plan.inline, len(sizes), sizes)
 	}
 }

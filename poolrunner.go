@@ -244,7 +244,7 @@ func (r *poolRunner) runDue(batch []*waitEntry, infos []dueInfo) (woke bool) {
 			// Longer than foreseen (costs not yet measured, or grown): the rest goes to
 			// the workers, in chunks by what is known of their costs.
 			handed = m.pool
-			r.plan.ends = cutChunks(infos[:len(inline)], i, r.plan.ends[:0])
+			r.plan.ends = cutChunks(infos[:len(inline)], i, r.plan.ends[:0], 0, 0)
 			handed.handOff(inline, i, r.plan.ends, handed.nworkers)
 			next = len(inline)
 			break
