@@ -21,11 +21,11 @@ func queueModel(t *testing.T, ops []byte) {
 		switch op & 7 {
 		case 0, 1, 2: // in order
 			last += arg
-			e := &waitEntry{deadline: last, cost: time.Duration(step) * time.Microsecond, offWaiter: step%3 == 0}
+			e := &waitEntry{deadline: last, info: makeDueInfo(time.Duration(step)*time.Microsecond, step%3 == 0)}
 			q.push(e)
 			held = append(held, e)
 		case 3: // anywhere after now
-			e := &waitEntry{deadline: now + arg*3, cost: time.Duration(step), offWaiter: step%5 == 0}
+			e := &waitEntry{deadline: now + arg*3, info: makeDueInfo(time.Duration(step), step%5 == 0)}
 			q.push(e)
 			held = append(held, e)
 		case 4:

@@ -650,7 +650,7 @@ func runnerOf(c *SharedClock) *poolRunner { return c.runner.(*poolRunner) }
 func setCosts(batch []*waitEntry, d time.Duration) {
 	for _, e := range batch {
 		if matchOf(e) != nil {
-			e.cost = d
+			e.info = makeDueInfo(d, false)
 		}
 	}
 }

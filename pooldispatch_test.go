@@ -92,10 +92,7 @@ func simulateBurst(batch []dueInfo, plan *dispatchPlan, wake time.Duration) simu
 func burstOf(costs []time.Duration, offWaiter ...int) []dueInfo {
 	batch := make([]*waitEntry, len(costs))
 	for i, c := range costs {
-		batch[i] = &waitEntry{cost: c}
-	}
-	for _, i := range offWaiter {
-		batch[i].offWaiter = true
+		batch[i] = &waitEntry{info: makeDueInfo(c, slices.Contains(offWaiter, i))}
 	}
 	return infosOf(batch)
 }

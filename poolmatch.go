@@ -340,7 +340,7 @@ func (m *Match) runPass(start time.Duration) (ok bool, end time.Duration) {
 	m.next = next
 	// For the dispatch of its next pass (see planDispatch); the clock's mu, taken to requeue
 	// the match, hands them to the waiter.
-	m.entry.cost, m.entry.offWaiter = end-start, m.slow.left > 0
+	m.entry.info = makeDueInfo(end-start, m.slow.left > 0)
 	return true, end
 }
 

@@ -167,12 +167,12 @@ type waitEntry struct {
 	wake  chan struct{} // the Loop's wake channel, for waitLoop
 	// fired is set by the waiter once it has sent on wake for the entry; waitLoop clears it.
 	fired atomic.Bool
-	// cost is what running a client's entry cost its runner last time, and offWaiter whether
-	// the runner must not run it on the waiter's goroutine: the runner's to set, for it to
-	// share a wake-up's entries out (see planDispatch). They sit beside the deadline, which the
-	// waiter reads to take the entry out of the queue, so that reading them costs no cache miss.
-	cost      time.Duration
-	offWaiter bool
+	// info is what running a client's entry cost its runner last time, and whether the runner
+	// must not run it on the waiter's goroutine: the runner's to set, for it to share a
+	// wake-up's entries out (see planDispatch); the queue copies it beside the deadline when the
+	// entry is queued. Four bytes, in what would be the padding after fired, so that the entry,
+	// at the start of a Match, takes no more of the Match's cache lines for it.
+	info dueInfo
 }
 
 // NewSharedClock returns a shared clock with its origin at the time of the call, and starts its
