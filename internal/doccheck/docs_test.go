@@ -202,6 +202,7 @@ var unattended = map[string]string{
 	"go run ./cmd/lobby -listen 127.0.0.1:8089":                                  "a server that runs until SIGTERM: cmd/lobby's tests run it, meet two rtc peers through it and stop it",
 	"go run peer.go -lobby ws://127.0.0.1:8089/ws":                               "one of two peers run in two terminals against a lobby: the program itself runs here without -lobby, and cmd/lobby's TestServe meets two rtc peers through the command",
 	"go run -tags ebiten ./cmd/duel -gui -listen 127.0.0.1:7000":                 "an interactive window game: cmd/duel/window_test.go plays one under Xvfb against a headless peer",
+	"bash scripts/many-cores.sh run":                                             "measures for 8 minutes the machine it runs on, for the many-core table: serverbench's and plainticker's tests run them short",
 }
 
 // inSuite lists the commands of the documents that run tests scripts/test.sh runs itself, each
