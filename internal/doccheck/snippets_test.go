@@ -9,11 +9,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"time"
 
 	"github.com/gameloop-go/gameloop"
 	"github.com/gameloop-go/gameloop/backend/glfw"
+	"github.com/gameloop-go/gameloop/netsim"
 	"github.com/gameloop-go/gameloop/replay"
 )
 
@@ -206,5 +208,15 @@ func (g *game) Update(u *gameloop.Update) error {
 	return nil
 }
 
+// docs/netsim.md: a bad network around any conn.
+func wrapPoor(conn net.PacketConn) (net.PacketConn, error) {
+	conditions, err := netsim.Preset("poor")
+	if err != nil {
+		return nil, err
+	}
+	conn = netsim.Wrap(conn, conditions, 1) // before netplay.NewSession(conn, cfg)
+	return conn, nil
+}
+
 // The fragments are compiled, not run.
-var _ = []any{pullEvents, ownTheFrame, runWindowed, recordSession, replaySession, wireRecord, wireReplay, startTimed, (*game).Input, (*game).Update}
+var _ = []any{wrapPoor, pullEvents, ownTheFrame, runWindowed, recordSession, replaySession, wireRecord, wireReplay, startTimed, (*game).Input, (*game).Update}
