@@ -209,13 +209,13 @@ func (g *game) Update(u *gameloop.Update) error {
 }
 
 // docs/netsim.md: a bad network around any conn.
-func wrapPoor(conn net.PacketConn) (net.PacketConn, error) {
+func wrapPoor(conn net.PacketConn) error {
 	conditions, err := netsim.Preset("poor")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	conn = netsim.Wrap(conn, conditions, 1) // before netplay.NewSession(conn, cfg)
-	return conn, nil
+	return conn.Close()
 }
 
 // The fragments are compiled, not run.
