@@ -2,6 +2,7 @@ package gameloop
 
 import (
 	"math"
+	"slices"
 	"testing"
 	"unsafe"
 )
@@ -51,7 +52,7 @@ func TestGamepadInputsOrder(t *testing.T) {
 		{Kind: GamepadMove, Gamepad: 3, Axis: GamepadLeftX, AxisValue: -8192},
 		{Kind: GamepadMove, Gamepad: 3, Axis: GamepadRightTriggerAxis, AxisValue: AxisMax},
 	}
-	if !equalInputs(got, want) {
+	if !slices.Equal(got, want) {
 		t.Fatalf("connect: got %v, want %v", got, want)
 	}
 	b := a
@@ -62,7 +63,7 @@ func TestGamepadInputsOrder(t *testing.T) {
 		{Kind: GamepadRelease, Gamepad: 3, PadButton: GamepadSouth},
 		{Kind: GamepadPress, Gamepad: 3, PadButton: GamepadEast},
 	}
-	if !equalInputs(got, want) {
+	if !slices.Equal(got, want) {
 		t.Fatalf("change: got %v, want %v", got, want)
 	}
 	got = AppendGamepadInputs(nil, 3, &b, &none)
@@ -73,24 +74,12 @@ func TestGamepadInputsOrder(t *testing.T) {
 		{Kind: GamepadMove, Gamepad: 3, Axis: GamepadRightTriggerAxis},
 		{Kind: GamepadDisconnect, Gamepad: 3},
 	}
-	if !equalInputs(got, want) {
+	if !slices.Equal(got, want) {
 		t.Fatalf("disconnect: got %v, want %v", got, want)
 	}
 	if got := AppendGamepadInputs(nil, 3, &b, &b); len(got) != 0 {
 		t.Fatalf("no change: got %v", got)
 	}
-}
-
-func equalInputs(a, b []Input) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func TestGamepadInputsAllocs(t *testing.T) {

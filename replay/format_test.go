@@ -87,21 +87,7 @@ func TestFormatExampleGamepads(t *testing.T) {
 89 47 4C 52 50 0D 0A 1A 03 00
 09 00 00 00 09 8B B5 CF 01 04 3C 01 00 00 04 01 00
 12 00 00 00 84 EC 1E F9 02 03 01 0B 00 02 08 01 0F 80 60 01 FF FF 01 05 01 01`
-	var data []byte
-	for _, h := range strings.Fields(example) {
-		b, err := strconv.ParseUint(h, 16, 8)
-		if err != nil {
-			t.Fatal(err)
-		}
-		data = append(data, byte(b))
-	}
-	spec, err := os.ReadFile("FORMAT.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(spec), strings.TrimSpace(example)) {
-		t.Fatal("FORMAT.md does not hold the example")
-	}
+	data := formatExample(t, example)
 	want := []gameloop.Input{
 		{Kind: gameloop.GamepadConnect, Tick: 1},
 		{Kind: gameloop.GamepadMove, Axis: gameloop.GamepadLeftX, AxisValue: gameloop.QuantizeAxis(-0.5), Tick: 1},
@@ -427,6 +413,24 @@ func TestFormatExample(t *testing.T) {
 89 47 4C 52 50 0D 0A 1A 01 00
 09 00 00 00 09 8B B5 CF 01 04 3C 01 00 00 04 01 00
 14 00 00 00 33 2B 0B C0 02 04 01 01 01 17 03 09 01 88 77 66 55 44 33 22 11 05 01 00`
+	data := formatExample(t, example)
+	got := decode(t, data)
+	want := &replay.Recording{
+		Header:    replay.Header{TickRate: 60, ChecksumEvery: 1},
+		Inputs:    []gameloop.Input{{Kind: gameloop.KeyPress, Key: gameloop.KeyA, Tick: 1}},
+		Checksums: []replay.Checksum{{Tick: 1, Sum: 0x1122334455667788}},
+		Ticks:     1,
+		Complete:  true,
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got  %+v\nwant %+v", got, want)
+	}
+}
+
+// formatExample returns the bytes of example, written as hexadecimal bytes, and fails the test
+// unless FORMAT.md holds it as written.
+func formatExample(t *testing.T, example string) []byte {
+	t.Helper()
 	var data []byte
 	for _, h := range strings.Fields(example) {
 		b, err := strconv.ParseUint(h, 16, 8)
@@ -442,15 +446,5 @@ func TestFormatExample(t *testing.T) {
 	if !strings.Contains(string(spec), strings.TrimSpace(example)) {
 		t.Fatal("FORMAT.md does not hold the example")
 	}
-	got := decode(t, data)
-	want := &replay.Recording{
-		Header:    replay.Header{TickRate: 60, ChecksumEvery: 1},
-		Inputs:    []gameloop.Input{{Kind: gameloop.KeyPress, Key: gameloop.KeyA, Tick: 1}},
-		Checksums: []replay.Checksum{{Tick: 1, Sum: 0x1122334455667788}},
-		Ticks:     1,
-		Complete:  true,
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("got  %+v\nwant %+v", got, want)
-	}
+	return data
 }

@@ -474,21 +474,7 @@ func TestFormatExamplePlayers(t *testing.T) {
 89 47 4C 52 50 0D 0A 1A 02 00
 09 00 00 00 09 8B B5 CF 01 04 3C 01 00 00 04 01 00
 1F 00 00 00 BE A7 A7 F1 07 03 01 00 05 07 04 01 01 07 00 03 09 01 88 77 66 55 44 33 22 11 07 04 01 01 07 01 05 01 01`
-	var data []byte
-	for _, h := range strings.Fields(example) {
-		b, err := strconv.ParseUint(h, 16, 8)
-		if err != nil {
-			t.Fatal(err)
-		}
-		data = append(data, byte(b))
-	}
-	spec, err := os.ReadFile("FORMAT.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(spec), strings.TrimSpace(example)) {
-		t.Fatal("FORMAT.md does not hold the example")
-	}
+	data := formatExample(t, example)
 	got, err := replay.Decode(bytes.NewReader(data))
 	if err != nil {
 		t.Fatal(err)
