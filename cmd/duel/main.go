@@ -9,6 +9,15 @@
 // sent, and gives up after -connect-timeout (30s; 0 waits for ever). A player who is already
 // playing refuses a third: the third is told that the other side's game is full.
 //
+// Or both join a room of a lobby (cmd/lobby, or cmd/duelweb, which serves the game's web page
+// with one) and play over WebRTC data channels (package netplay/rtc), with each other or with a
+// player in a web page:
+//
+//	duel -lobby ws://192.0.2.1:8090/ws -room NAME   # the first to join plays the left paddle
+//
+// -lobby is a WebSocket URL (ws:// or wss://) and needs -room; it takes no -listen, -connect or
+// -spectate. Until the other player has joined and connected, it waits, for -connect-timeout.
+//
 // Keys: w and s, the arrows, or k and j move your paddle; q or Escape quits (Ctrl-C too). Each
 // machine runs the whole game: your input counts at once, the other player's is predicted until
 // it arrives, and when a prediction was wrong the game goes back and plays the ticks since
@@ -63,21 +72,26 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/url"
 	"os"
 	"os/signal"
 	"strconv"
 	"syscall"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/gameloop-go/gameloop/netplay"
+	"github.com/gameloop-go/gameloop/netplay/rtc/lobby"
 )
 
 // options are the command's flags.
 type options struct {
 	listen, connect string
 	spectate        string
+	lobby, room     string
 	spectators      int
 	connectTimeout  time.Duration
 	delay, window   int
@@ -134,9 +148,11 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&o.listen, "listen", "", "wait for the other player on this UDP `address` (host:port, or :port); you play the left paddle")
 	fs.StringVar(&o.connect, "connect", "", "join the player listening at this UDP `address` (:port for this machine); you play the right paddle")
+	fs.StringVar(&o.lobby, "lobby", "", "play through the lobby at this WebSocket `URL` (ws://HOST:PORT/ws, as lobby and duelweb serve it), over WebRTC: with a player in a web page or another duel -lobby")
+	fs.StringVar(&o.room, "room", "", "with -lobby, the `name` of the room to meet the other player in; the first to join plays the left paddle")
 	fs.StringVar(&o.spectate, "spectate", "", "watch the game of the player listening at this UDP `address` (:port for this machine)")
 	fs.IntVar(&o.spectators, "spectators", defaultSpectators, "with -listen, how many spectators may watch your game (0 refuses them; at most 16)")
-	fs.DurationVar(&o.connectTimeout, "connect-timeout", defaultConnectTimeout, "with -connect or -spectate, give up if the game has not started after this long (0 waits for ever)")
+	fs.DurationVar(&o.connectTimeout, "connect-timeout", defaultConnectTimeout, "with -connect, -spectate or -lobby, give up if the game has not started after this long (0 waits for ever)")
 	fs.IntVar(&o.delay, "delay", defaultDelay, "input delay in ticks: your input counts this many ticks after you give it (0 to 30)")
 	fs.IntVar(&o.window, "window", defaultWindow, "prediction window in ticks: how far the game may run ahead of the other player's input (1 to 60; 0 for lockstep)")
 	fs.Uint64Var(&o.seed, "seed", 1, "the game's seed; both players (and spectators) must give the same")
@@ -149,7 +165,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.Var(&o.bot, "bot", "a bot seeded with this `seed` plays your paddle")
 	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
 		fs.SetOutput(stderr)
-		fmt.Fprintln(stderr, "usage: duel -listen ADDR | -connect ADDR | -spectate ADDR | -replay FILE | -synctest [flags]")
+		fmt.Fprintln(stderr, "usage: duel -listen ADDR | -connect ADDR | -lobby URL -room NAME | -spectate ADDR | -replay FILE | -synctest [flags]")
 		fs.PrintDefaults()
 		return o, err
 	} else if err != nil {
@@ -165,7 +181,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 
 func checkOptions(o *options) error {
 	modes := 0
-	for _, on := range []bool{o.listen != "", o.connect != "", o.spectate != "", o.replayPath != "", o.synctest} {
+	for _, on := range []bool{o.listen != "", o.connect != "", o.lobby != "", o.spectate != "", o.replayPath != "", o.synctest} {
 		if on {
 			modes++
 		}
@@ -181,18 +197,22 @@ func checkOptions(o *options) error {
 		return fmt.Errorf("-connect-timeout %v: must not be negative (0 waits for ever)", o.connectTimeout)
 	case o.ticks > maxTicks:
 		return fmt.Errorf("-ticks %d: at most %d (a day)", o.ticks, maxTicks)
+	case o.room != "" && o.lobby == "":
+		return errors.New("-room is a room at a lobby: give -lobby URL too")
 	case modes == 0:
-		return errors.New("give -listen ADDR or -connect ADDR to play, -spectate ADDR to watch, -replay FILE or -synctest")
+		return errors.New("give -listen ADDR or -connect ADDR to play, or -lobby URL -room NAME; -spectate ADDR to watch, -replay FILE or -synctest")
+	case modes > 1 && o.lobby != "" && (o.listen != "" || o.connect != "" || o.spectate != ""):
+		return errors.New("-lobby meets the other player at a lobby: not with -listen, -connect or -spectate, which play over UDP")
 	case modes > 1:
-		return errors.New("-listen, -connect, -spectate, -replay and -synctest: one of them")
+		return errors.New("-listen, -connect, -lobby, -spectate, -replay and -synctest: one of them")
 	case o.headless && o.ticks == 0:
 		return errors.New("-headless needs -ticks N: the tick whose checksum to print")
-	case o.headless && o.listen == "" && o.connect == "" && o.spectate == "":
-		return errors.New("-headless plays over the network: give -listen, -connect or -spectate")
+	case o.headless && !o.network():
+		return errors.New("-headless plays over the network: give -listen, -connect, -lobby or -spectate")
 	case o.gui && o.headless:
 		return errors.New("-gui and -headless: one of them")
-	case o.gui && o.listen == "" && o.connect == "" && o.spectate == "":
-		return errors.New("-gui plays over the network: give -listen, -connect or -spectate")
+	case o.gui && !o.network():
+		return errors.New("-gui plays over the network: give -listen, -connect, -lobby or -spectate")
 	case o.gui && !windowBuilt:
 		return errors.New("-gui: this duel was built without its window; build it with -tags ebiten " +
 			"(cgo and the X11 and OpenGL development packages: see docs/duel.md)")
@@ -200,6 +220,11 @@ func checkOptions(o *options) error {
 		return errors.New("-spectators is for the player who listens (-listen): the host of the spectators")
 	case o.record != "" && (o.replayPath != "" || o.synctest):
 		return errors.New("-record records a game played over the network, not a -replay or -synctest")
+	}
+	if o.lobby != "" {
+		if err := checkLobby(o.lobby, o.room); err != nil {
+			return err
+		}
 	}
 	if o.spectate != "" {
 		// A spectator plays no paddle and runs only the ticks the players have settled.
@@ -219,6 +244,32 @@ func checkOptions(o *options) error {
 	}
 	if o.synctest && o.ticks == 0 {
 		o.ticks = 600
+	}
+	return nil
+}
+
+// network reports whether the options play (or watch) over the network.
+func (o *options) network() bool {
+	return o.listen != "" || o.connect != "" || o.lobby != "" || o.spectate != ""
+}
+
+// checkLobby refuses a -lobby that is not a WebSocket URL, and a missing or bad -room.
+func checkLobby(lobbyURL, room string) error {
+	u, err := url.Parse(lobbyURL)
+	switch {
+	case err != nil || u.Scheme != "ws" && u.Scheme != "wss" || u.Host == "":
+		return fmt.Errorf("-lobby %s: not a WebSocket URL (want ws://HOST:PORT/ws, or wss://)", lobbyURL)
+	case room == "":
+		return errors.New("-lobby needs -room NAME: the room to meet the other player in")
+	case len(room) > lobby.MaxRoomName:
+		return fmt.Errorf("-room: a name of %d bytes, at most %d", len(room), lobby.MaxRoomName)
+	case !utf8.ValidString(room):
+		return errors.New("-room: the name is not UTF-8")
+	}
+	for _, r := range room {
+		if !unicode.IsPrint(r) {
+			return fmt.Errorf("-room %q: the name has the character %U, which a lobby refuses", room, r)
+		}
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gameloop-go/gameloop/internal/duel"
+	"github.com/gameloop-go/gameloop/internal/duelnet"
 	"github.com/gameloop-go/gameloop/netplay"
 	"github.com/gameloop-go/gameloop/replay"
 )
@@ -54,6 +55,18 @@ func TestFlags(t *testing.T) {
 		{[]string{"-listen", ":0", "-spectators", "17"}, "-spectators 17: must be 0 (none) to 16"},
 		{[]string{"-listen", ":0", "-spectators", "-1"}, "-spectators -1"},
 		{[]string{"-spectate", ":7000", "-headless"}, "-headless needs -ticks"},
+		{[]string{"-lobby", "ws://127.0.0.1:8090/ws"}, "-lobby needs -room NAME"},
+		{[]string{"-room", "duel"}, "-room is a room at a lobby: give -lobby URL too"},
+		{[]string{"-lobby", "ws://127.0.0.1:8090/ws", "-room", "duel", "-listen", ":0"}, "-lobby meets the other player at a lobby: not with -listen, -connect or -spectate"},
+		{[]string{"-lobby", "ws://127.0.0.1:8090/ws", "-room", "duel", "-connect", ":7000"}, "not with -listen, -connect or -spectate"},
+		{[]string{"-lobby", "ws://127.0.0.1:8090/ws", "-room", "duel", "-spectate", ":7000"}, "not with -listen, -connect or -spectate"},
+		{[]string{"-lobby", "http://127.0.0.1:8090/ws", "-room", "duel"}, "not a WebSocket URL"},
+		{[]string{"-lobby", "127.0.0.1:8090", "-room", "duel"}, "not a WebSocket URL"},
+		{[]string{"-lobby", "ws://127.0.0.1:8090/ws", "-room", strings.Repeat("r", 65)}, "-room: a name of 65 bytes, at most 64"},
+		{[]string{"-lobby", "ws://127.0.0.1:8090/ws", "-room", "a\tb"}, "which a lobby refuses"},
+		{[]string{"-lobby", "ws://127.0.0.1:8090/ws", "-room", "duel", "-spectators", "1"}, "-spectators is for the player who listens"},
+		{[]string{"-lobby", "ws://127.0.0.1:8090/ws", "-room", "duel", "-headless"}, "-headless needs -ticks"},
+		{[]string{"-lobby", "ws://127.0.0.1:8090/ws", "-room", "duel", "-replay", "x.rec"}, "one of them"},
 	} {
 		var stdout, stderr bytes.Buffer
 		code := realMain(tt.args, &stdout, &stderr)
@@ -89,9 +102,9 @@ func TestSyncTest(t *testing.T) {
 // game that saved too little would, fails it at the first tick played again after a point
 // was scored, with both checksums.
 func TestSyncTestCatchesForgetfulLoad(t *testing.T) {
-	g := &forgetful{game: newGame(1, 1, nil)}
+	g := &forgetful{Game: duelnet.NewGame(1, 1, nil)}
 	opts := options{ticks: 3000, delay: 2}
-	err := syncTest(context.Background(), opts, g, &g.state, g.resize)
+	err := syncTest(context.Background(), opts, g, &g.State, g.Resize)
 	var syncErr *netplay.SyncError
 	if !errors.As(err, &syncErr) {
 		t.Fatalf("syncTest of a game that forgets the score on Load: %v, want a *netplay.SyncError", err)
@@ -103,12 +116,12 @@ func TestSyncTestCatchesForgetfulLoad(t *testing.T) {
 }
 
 // forgetful is the game with a Load that keeps the score it had, rather than the saved one.
-type forgetful struct{ *game }
+type forgetful struct{ *duelnet.Game }
 
 func (f *forgetful) Load(slot int) {
-	score := f.state.Score
-	f.game.Load(slot)
-	f.state.Score = score
+	score := f.State.Score
+	f.Game.Load(slot)
+	f.State.Score = score
 }
 
 // A recording whose checksum of one tick was changed replays to a mismatch at that tick: exit
@@ -249,14 +262,14 @@ func TestReplayClaimsTooManyTicks(t *testing.T) {
 		{"some", 3, `tick 5: no checksum recorded for tick 4`},
 	} {
 		rec := &replay.Recording{
-			Header:   replay.Header{Name: recordName, Meta: startMeta(1), TickRate: 60},
+			Header:   replay.Header{Name: duelnet.RecordName, Meta: duelnet.StartMeta(1), TickRate: 60},
 			Ticks:    1 << 62,
 			Complete: true,
 		}
-		g := newGame(1, 1, nil)
+		g := duelnet.NewGame(1, 1, nil)
 		for tick := 1; tick <= tt.checksums; tick++ {
-			g.state.Step([2]duel.Input{})
-			rec.Checksums = append(rec.Checksums, replay.Checksum{Tick: uint64(tick), Sum: g.state.Checksum()})
+			g.State.Step([2]duel.Input{})
+			rec.Checksums = append(rec.Checksums, replay.Checksum{Tick: uint64(tick), Sum: g.State.Checksum()})
 		}
 		var buf bytes.Buffer
 		if err := rec.Encode(&buf); err != nil {

@@ -13,28 +13,33 @@ import (
 	"github.com/gameloop-go/gameloop"
 	"github.com/gameloop-go/gameloop/backend/term"
 	"github.com/gameloop-go/gameloop/internal/duel"
+	"github.com/gameloop-go/gameloop/internal/duelnet"
 	"github.com/gameloop-go/gameloop/netplay"
+	"github.com/gameloop-go/gameloop/netplay/rtc"
 )
 
-// recordName and the start's format are what a recording's header holds (see startMeta).
-const recordName = "duel"
-
-// startMeta returns what decides the game's start, for a recording's header.
-func startMeta(seed uint64) []byte {
-	return []byte("duel-start/1 seed=" + strconv.FormatUint(seed, 10))
-}
-
-// runNetwork plays a game over UDP, or watches one (-spectate): in the terminal, or headless
-// until tick opts.ticks is confirmed. The terminal, if one was opened, is restored before it
-// returns.
+// runNetwork plays a game over UDP or through a lobby over WebRTC (-lobby), or watches one
+// (-spectate): in the terminal, or headless until tick opts.ticks is confirmed. The terminal,
+// if one was opened, is restored before it returns.
 func runNetwork(ctx context.Context, opts options, stdout, stderr io.Writer) error {
-	conn, peer, err := openConn(opts)
-	if err != nil {
-		return err
-	}
+	var conn net.PacketConn
+	var peer net.Addr
 	local := 0
-	if opts.connect != "" {
-		local = 1
+	if opts.lobby != "" {
+		c, err := joinLobby(ctx, opts, stderr)
+		if err != nil {
+			return err
+		}
+		conn, local, peer = c, c.Index(), c.PeerAddr(1-c.Index())
+	} else {
+		var err error
+		conn, peer, err = openConn(opts)
+		if err != nil {
+			return err
+		}
+		if opts.connect != "" {
+			local = 1
+		}
 	}
 	var bot *duel.Bot
 	if opts.bot.set {
@@ -50,14 +55,19 @@ func runNetwork(ctx context.Context, opts options, stdout, stderr io.Writer) err
 		stderr:     stderr,
 		events:     make([]netplay.Event, 0, 16),
 	}
+	if a.ends() {
+		a.final.Want = opts.ticks
+	}
 	rec, err := openRecording(opts.record, a.warn)
 	if err != nil {
 		conn.Close()
 		return err
 	}
 	a.rec = rec
-	a.game = newGame(opts.seed, 0, bot) // with the slots its session asks for, once it starts
-	a.game.window = opts.gui
+	a.game = duelnet.NewGame(opts.seed, 0, bot) // with the slots its session asks for, once it starts
+	if opts.gui {
+		a.game.Source = duelnet.FromHeldKeys
+	}
 	if peer != nil {
 		if err := a.startSession(peer); err != nil {
 			conn.Close()
@@ -134,6 +144,30 @@ func (a *app) printStats(w io.Writer) {
 		st.PacketsSent, perSecond(st.PacketsSent), st.BytesSent, perSecond(st.BytesSent),
 		st.PacketsReceived, st.BytesReceived, perSecond(st.BytesReceived), st.Dropped)
 }
+
+// joinLobby joins -room at -lobby and returns the conn to the other player once it has joined
+// too and their data channel is open, within -connect-timeout. It says on stderr that it waits:
+// before the terminal is opened, where the player sees it.
+func joinLobby(ctx context.Context, opts options, stderr io.Writer) (*rtc.Conn, error) {
+	fmt.Fprintf(stderr, "duel: joining room %q at %s: waiting for the other player\n", opts.room, opts.lobby)
+	dctx, cancel := ctx, context.CancelFunc(func() {})
+	if opts.connectTimeout > 0 {
+		dctx, cancel = context.WithTimeoutCause(ctx, opts.connectTimeout, errLobbyTimeout)
+	}
+	defer cancel()
+	conn, err := rtc.Dial(dctx, opts.lobby, opts.room, 2, nil)
+	switch {
+	case err == nil:
+		return conn, nil
+	case ctx.Err() == nil && errors.Is(context.Cause(dctx), errLobbyTimeout):
+		return nil, fmt.Errorf("no game in room %q at %s after %v: did the other player join the same room of the same lobby? (-connect-timeout waits longer): %w",
+			opts.room, opts.lobby, opts.connectTimeout, err)
+	}
+	return nil, fmt.Errorf("-lobby %s -room %q: %w", opts.lobby, opts.room, err)
+}
+
+// errLobbyTimeout ends the wait at the lobby after -connect-timeout.
+var errLobbyTimeout = errors.New("-connect-timeout passed")
 
 // openConn opens the UDP socket: on -listen's address, or on a port of the system's choosing
 // to reach -connect's (or -spectate's), which it returns.
@@ -257,7 +291,7 @@ type app struct {
 	stdout io.Writer
 	stderr io.Writer // headless, the events go there
 	rec    *recording
-	game   *game
+	game   *duelnet.Game
 	// spectating: this side watches the game (-spectate) of the player at peer, its host;
 	// local is then no one's.
 	spectating bool
@@ -293,12 +327,9 @@ type app struct {
 	waitStart, nextNotice time.Duration
 	waitStarted           bool
 
-	// final is the last tick whose state is final: every input up to it has arrived, and any
-	// wrong prediction before it has been played again.
-	final uint64
-	// wantSum is the checksum of tick opts.ticks, once final (-headless); printed says it
-	// has been printed.
-	wantSum uint64
+	// final tracks the ticks that become final, and the checksum of tick opts.ticks once it
+	// is (-headless); printed says it has been printed.
+	final   duelnet.Final
 	printed bool
 }
 
@@ -362,21 +393,9 @@ func (a *app) startSession(peer net.Addr) error {
 	if a.spectating {
 		return a.startSpectator(peer)
 	}
-	players := make([]netplay.Player, 2)
-	players[a.local] = netplay.Player{Local: true}
-	players[1-a.local] = netplay.Player{Addr: peer}
-	cfg := netplay.Config[duel.Input]{
-		Players:          players,
-		Codec:            duel.Codec{},
-		TickRate:         duel.TickRate,
-		InputDelay:       a.opts.delay,
-		PredictionWindow: a.opts.window,
-		Lockstep:         a.opts.window == 0,
-		DesyncInterval:   duel.SyncEvery,
-		Record:           a.rec.writer(),
-		RecordName:       recordName,
-		RecordMeta:       startMeta(a.opts.seed),
-	}
+	cfg := duelnet.Config(a.local, peer, duelnet.Settings{
+		Delay: a.opts.delay, Window: a.opts.window, Seed: a.opts.seed, Record: a.rec.writer(),
+	})
 	if a.opts.listen != "" {
 		cfg.Spectators = a.opts.spectators
 	}
@@ -384,7 +403,7 @@ func (a *app) startSession(peer net.Addr) error {
 	if err != nil {
 		return fmt.Errorf("starting the session: %w", err)
 	}
-	a.game.resize(s.Slots())
+	a.game.Resize(s.Slots())
 	a.session = s
 	a.peer = peer.String()
 	a.status.Message = "connecting to " + peer.String()
@@ -562,30 +581,9 @@ const (
 )
 
 // finalize takes the checksums of the ticks that have become final since the last tick: those
-// the status line shows and the one -headless prints. After the session's requests are carried
-// out, every tick up to the last whose inputs have all arrived is final (a tick whose prediction
-// was right is not played again: its first state was the right one). A slot still holds each
-// tick that becomes final, since the session runs no further than its window past the last one.
+// the status line shows and the one -headless prints (see duelnet.Final).
 func (a *app) finalize() error {
-	st := a.session.Stats()
-	final := min(st.Confirmed, st.Tick)
-	if final <= a.final {
-		return nil
-	}
-	for t := (a.final/duel.SyncEvery + 1) * duel.SyncEvery; t <= final; t += duel.SyncEvery {
-		if sum, ok := a.checksum(t); ok {
-			a.status.Synced, a.status.SyncSum = t, sum
-		}
-	}
-	if want := a.opts.ticks; a.ends() && want > a.final && want <= final {
-		sum, ok := a.checksum(want)
-		if !ok {
-			return fmt.Errorf("tick %d became final after its state was dropped (at tick %d)", want, st.Tick)
-		}
-		a.wantSum = sum
-	}
-	a.final = final
-	return nil
+	return a.final.Update(a.session.Stats(), a.checksum, &a.status)
 }
 
 // checksum returns the checksum of final tick t, if still held. A player's slots hold every
@@ -596,7 +594,7 @@ func (a *app) checksum(t uint64) (uint64, bool) {
 	if a.spectating {
 		return a.session.Checksum(t)
 	}
-	return a.game.saved(t)
+	return a.game.Saved(t)
 }
 
 // event shows what the session reports.
@@ -605,34 +603,27 @@ func (a *app) event(e *netplay.Event) {
 		a.spectatorEvent(e)
 		return
 	}
+	if e.Kind == netplay.EventDesync {
+		a.noteDesync(e)
+		return // printed at the end, headless
+	}
+	msg, ok := duelnet.Message(e, a.local)
+	if !ok {
+		return
+	}
+	a.status.Message = msg
 	switch e.Kind {
 	case netplay.EventSynchronizing:
 		a.heard = true
-		a.status.Message = fmt.Sprintf("synchronizing with the other player: %d of %d", e.Count, e.Total)
 	case netplay.EventRunning:
 		a.heard, a.running = true, true
-		a.status.Message = "playing: " + sideName(a.local) + " paddle is yours"
-	case netplay.EventInterrupted:
-		a.status.Message = fmt.Sprintf("the other player is not heard from: disconnecting in %v", e.Timeout.Round(100*time.Millisecond))
-	case netplay.EventResumed:
-		a.status.Message = "the other player is back"
 	case netplay.EventDisconnected:
 		a.peerOut = true
 		// It said goodbye, or it went unheard: its machine or the network between failed.
 		a.peerLost = e.Reason != netplay.ReasonLeft
-		if a.peerLost {
-			a.status.Message = fmt.Sprintf("the other player was lost after tick %d (%s)", e.Tick, e.Reason)
-		} else {
-			a.status.Message = fmt.Sprintf("the other player left after tick %d", e.Tick)
-		}
 		if !a.opts.headless {
 			a.status.Message += " (q quits)"
 		}
-	case netplay.EventDesync:
-		a.noteDesync(e)
-		return // printed at the end, headless
-	default:
-		return
 	}
 	if a.logs() && e.Kind != netplay.EventSynchronizing {
 		fmt.Fprintf(a.stderr, "duel: %s\n", a.status.Message)
@@ -647,30 +638,22 @@ func (a *app) noteDesync(e *netplay.Event) {
 	}
 	d := *e
 	a.desync = &d
-	// Short enough for an 80-column terminal.
-	a.status.Message = fmt.Sprintf("DESYNC at tick %d: checksum %#016x here, %#016x there", e.Tick, e.Local, e.Remote)
-}
-
-func sideName(player int) string {
-	if player == 0 {
-		return "the left"
-	}
-	return "the right"
+	a.status.Message = duelnet.DesyncMessage(e)
 }
 
 // headlessEnd ends a headless run: once tick opts.ticks is confirmed it prints its checksum,
 // and once the other player has it confirmed too (or has gone), it stops the loop. Leaving
 // sooner could leave the other player without this one's last inputs, which would then be
 // marked disconnected there: another game. The other player has every input of this one up to
-// the tick once an input of its own for settleTicks ticks later has arrived: it adds its input
+// the tick once an input of its own for duelnet.SettleTicks ticks later has arrived: it adds its input
 // its delay ahead of the tick it runs, and runs no more than its window past the inputs it has.
 func (a *app) headlessEnd() error {
 	want := a.opts.ticks
 	if a.spectating {
 		return a.spectatorEnd()
 	}
-	if !a.printed && a.final >= want {
-		if _, err := fmt.Fprintf(a.stdout, "tick %d checksum %016x\n", want, a.wantSum); err != nil {
+	if !a.printed && a.final.Done() {
+		if _, err := fmt.Fprintln(a.stdout, a.final.Line()); err != nil {
 			return fmt.Errorf("printing the checksum: %w", err)
 		}
 		a.printed = true
@@ -679,8 +662,7 @@ func (a *app) headlessEnd() error {
 	case a.printed && a.peerOut:
 		return gameloop.ErrStop
 	case a.printed:
-		theirs := a.session.PeerStats(1 - a.local).Confirmed
-		if theirs >= want+settleTicks {
+		if duelnet.Settled(a.session, a.local, want) {
 			return gameloop.ErrStop
 		}
 	case a.peerOut && a.peerLost:
@@ -691,10 +673,6 @@ func (a *app) headlessEnd() error {
 	return nil
 }
 
-// settleTicks bounds the other player's input delay and prediction window together, whatever
-// its flags: see headlessEnd.
-const settleTicks = netplay.MaxInputDelay + netplay.MaxPredictionWindow + 1
-
 // Input handles the keys: the paddle's, and q or Escape to quit; in a window, the keys'
 // releases and the gamepads too.
 func (a *app) Input(in *gameloop.Input) error {
@@ -704,9 +682,9 @@ func (a *app) Input(in *gameloop.Input) error {
 	switch {
 	case a.spectating:
 	case a.opts.gui:
-		a.game.held.apply(in)
+		a.game.Held.Apply(in)
 	case in.Kind == gameloop.KeyPress:
-		a.game.keys.press(in)
+		a.game.Keys.Press(in)
 	}
 	return nil
 }
@@ -719,15 +697,12 @@ func (a *app) Render(*gameloop.Render) error {
 	st := &a.status
 	st.Player = a.local
 	st.Spectating = a.spectating
-	if a.session != nil {
-		ps := a.session.PeerStats(1 - a.local)
-		st.Ping, st.Ahead = ps.Ping, ps.TicksAhead
-		stats := a.session.Stats()
-		st.Rollback, st.Behind = stats.LastRollback, stats.Behind
-	}
 	// Before the other player answers, and once it has gone, nothing measures the round trip
 	// or the ticks ahead: the last figures would stay on, frozen.
 	st.NoPeer = a.session == nil || !a.heard || a.peerOut
-	a.view.Draw(&a.game.state, st)
+	if a.session != nil {
+		duelnet.ShowSession(st, a.session, a.local, st.NoPeer)
+	}
+	a.view.Draw(&a.game.State, st)
 	return nil
 }

@@ -5,12 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/gameloop-go/gameloop"
 	"github.com/gameloop-go/gameloop/internal/duel"
+	"github.com/gameloop-go/gameloop/internal/duelnet"
 	"github.com/gameloop-go/gameloop/internal/replaycli"
 	"github.com/gameloop-go/gameloop/netplay"
 	"github.com/gameloop-go/gameloop/replay"
@@ -37,12 +36,12 @@ const replayTimeout = 5 * time.Minute
 // replayWithin is runReplay, the replay stopped after timeout.
 func replayWithin(ctx context.Context, path string, stdout io.Writer, timeout time.Duration) error {
 	return replaycli.Run(ctx, path, stdout, func(ctx context.Context, h replay.Header, rec replaycli.Playable, w io.Writer) error {
-		seed, err := parseStart(h)
+		seed, err := duelnet.ParseStart(h)
 		if err != nil {
 			return err
 		}
-		g := newGame(seed, 1, nil)
-		rg := &replayGame{ReplayGame: netplay.NewReplayGame(g, duel.Codec{}, 2), state: &g.state}
+		g := duelnet.NewGame(seed, 1, nil)
+		rg := &replayGame{ReplayGame: netplay.NewReplayGame(g, duel.Codec{}, 2), state: &g.State}
 		played, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
 		res, err := rec.Play(played, rg, nil)
@@ -55,7 +54,7 @@ func replayWithin(ctx context.Context, path string, stdout io.Writer, timeout ti
 		if err := replaycli.PrintResult(w, res); err != nil {
 			return err
 		}
-		_, err = fmt.Fprintf(w, "tick %d checksum %016x\n", g.state.Tick, g.state.Checksum())
+		_, err = fmt.Fprintf(w, "tick %d checksum %016x\n", g.State.Tick, g.State.Checksum())
 		return err
 	})
 }
@@ -83,18 +82,4 @@ func (r *replayGame) Update(u *gameloop.Update) error {
 func (r *replayGame) Checksum() uint64 {
 	r.checked = r.state.Tick
 	return r.ReplayGame.Checksum()
-}
-
-// parseStart returns the seed a recording's header gives, checking that it is a duel's.
-func parseStart(h replay.Header) (uint64, error) {
-	const prefix = "duel-start/1 seed="
-	meta := string(h.Meta)
-	if h.Name != recordName || !strings.HasPrefix(meta, prefix) {
-		return 0, fmt.Errorf("not a recording of duel: its header says %q, %q", h.Name, meta)
-	}
-	seed, err := strconv.ParseUint(meta[len(prefix):], 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("the recording's start %q: %w", meta, err)
-	}
-	return seed, nil
 }

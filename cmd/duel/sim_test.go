@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/gameloop-go/gameloop/internal/duel"
+	"github.com/gameloop-go/gameloop/internal/duelnet"
 	"github.com/gameloop-go/gameloop/netplay"
 	"github.com/gameloop-go/gameloop/netsim"
 	"github.com/gameloop-go/gameloop/replay"
@@ -25,7 +26,7 @@ import (
 // simPeer is one player's machine in the simulation.
 type simPeer struct {
 	session *netplay.Session[duel.Input]
-	game    *game
+	game    *duelnet.Game
 	rec     bytes.Buffer
 	start   time.Duration // when its loop starts, on the network's time
 	next    time.Duration // when its next tick is due
@@ -66,7 +67,7 @@ func TestSimulatedPresets(t *testing.T) {
 					t.Fatalf("peer %d's recording: %v", i, err)
 				}
 				recs[i] = rec
-				res, err := rec.Play(t.Context(), netplay.NewReplayGame(newGame(1, 1, nil), duel.Codec{}, 2), nil)
+				res, err := rec.Play(t.Context(), netplay.NewReplayGame(duelnet.NewGame(1, 1, nil), duel.Codec{}, 2), nil)
 				if err != nil || !res.Matched() {
 					t.Fatalf("peer %d's recording replayed: %v, %v", i, res, err)
 				}
@@ -203,13 +204,13 @@ func simulate(t *testing.T, c netsim.Conditions, ticks uint64, late time.Duratio
 		players[1-i] = netplay.Player{Addr: conns[1-i].LocalAddr()}
 		s, err := netplay.NewSession(conns[i], netplay.Config[duel.Input]{
 			Players: players, Codec: duel.Codec{}, InputDelay: defaultDelay,
-			Record: &p.rec, RecordName: recordName, RecordMeta: startMeta(1),
+			Record: &p.rec, RecordName: duelnet.RecordName, RecordMeta: duelnet.StartMeta(1),
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
 		bot := duel.NewBot(uint64(i + 1))
-		p.session, p.game = s, newGame(1, s.Slots(), &bot)
+		p.session, p.game = s, duelnet.NewGame(1, s.Slots(), &bot)
 		peers[i] = p
 	}
 	const step = time.Second / duel.TickRate
@@ -219,7 +220,7 @@ func simulate(t *testing.T, c netsim.Conditions, ticks uint64, late time.Duratio
 	for network.Now() < limit {
 		done := true
 		for i, p := range peers {
-			if st := p.session.Stats(); min(st.Confirmed, st.Tick) < ticks+settleTicks {
+			if st := p.session.Stats(); min(st.Confirmed, st.Tick) < ticks+duelnet.SettleTicks {
 				done = false
 			}
 			if network.Now() < p.next {

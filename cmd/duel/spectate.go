@@ -14,6 +14,7 @@ import (
 
 	"github.com/gameloop-go/gameloop"
 	"github.com/gameloop-go/gameloop/internal/duel"
+	"github.com/gameloop-go/gameloop/internal/duelnet"
 	"github.com/gameloop-go/gameloop/netplay"
 )
 
@@ -24,14 +25,14 @@ func (a *app) startSpectator(host net.Addr) error {
 		TickRate:       duel.TickRate,
 		DesyncInterval: duel.SyncEvery,
 		Record:         a.rec.writer(),
-		RecordName:     recordName,
-		RecordMeta:     startMeta(a.opts.seed),
+		RecordName:     duelnet.RecordName,
+		RecordMeta:     duelnet.StartMeta(a.opts.seed),
 	}
 	s, err := netplay.NewSpectator(a.conn, host, 2, cfg)
 	if err != nil {
 		return fmt.Errorf("starting the session: %w", err)
 	}
-	a.game.resize(s.Slots())
+	a.game.Resize(s.Slots())
 	a.session = s
 	a.peer = host.String()
 	a.status.Message = "connecting to the game at " + a.peer
@@ -53,7 +54,7 @@ func (a *app) spectatorEvent(e *netplay.Event) {
 		a.status.Message = "the game's host is back"
 	case netplay.EventDisconnected:
 		// The host dropped a player: it left, or the host lost it. The game goes on without it.
-		a.status.Message = fmt.Sprintf("%s player is out of the game after tick %d", strings.ToUpper(sideName(e.Handle)[:1])+sideName(e.Handle)[1:], e.Tick)
+		a.status.Message = fmt.Sprintf("%s player is out of the game after tick %d", strings.ToUpper(duelnet.SideName(e.Handle)[:1])+duelnet.SideName(e.Handle)[1:], e.Tick)
 	case netplay.EventDesync:
 		a.noteDesync(e)
 		return // printed at the end, headless
@@ -98,11 +99,10 @@ func hostReason(err error) string {
 // spectatorEnd ends a headless spectator's run: once tick opts.ticks has run, it prints its
 // checksum and stops. A spectator leaving changes nothing for the players: it need not wait.
 func (a *app) spectatorEnd() error {
-	want := a.opts.ticks
-	if a.final < want {
+	if !a.final.Done() {
 		return nil
 	}
-	if _, err := fmt.Fprintf(a.stdout, "tick %d checksum %016x\n", want, a.wantSum); err != nil {
+	if _, err := fmt.Fprintln(a.stdout, a.final.Line()); err != nil {
 		return fmt.Errorf("printing the checksum: %w", err)
 	}
 	a.printed = true

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/gameloop-go/gameloop/internal/duel"
+	"github.com/gameloop-go/gameloop/internal/duelnet"
 	"github.com/gameloop-go/gameloop/netplay"
 )
 
@@ -14,8 +15,8 @@ import (
 // and plays the ticks since again, and the checksums of the two runs of every tick must agree.
 // It needs no network and runs as fast as it can.
 func runSyncTest(ctx context.Context, opts options, stdout io.Writer) error {
-	g := newGame(opts.seed, netplay.DefaultCheckDistance+2, nil)
-	if err := syncTest(ctx, opts, g, &g.state, g.resize); err != nil {
+	g := duelnet.NewGame(opts.seed, netplay.DefaultCheckDistance+2, nil)
+	if err := syncTest(ctx, opts, g, &g.State, g.Resize); err != nil {
 		return fmt.Errorf("-synctest: %w", err)
 	}
 	_, err := fmt.Fprintf(stdout, "synctest: %d ticks, each played again %d ticks later with the same checksum\n",

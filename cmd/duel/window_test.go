@@ -8,9 +8,6 @@ import (
 	"regexp"
 	"testing"
 	"time"
-
-	"github.com/gameloop-go/gameloop"
-	"github.com/gameloop-go/gameloop/internal/duel"
 )
 
 // TestWindowAgainstHeadless plays the game in an Ebitengine window (a duel built with -tags
@@ -54,35 +51,4 @@ func TestWindowAgainstHeadless(t *testing.T) {
 		t.Fatalf("duel -replay of the window's recording: %v, output %s; want exit 0 and matched", err, out)
 	}
 	checkRecorded(t, rec, 600, sumW)
-}
-
-// TestWindowInput: in a window a key holds the paddle from its press to its release (repeats
-// add nothing), and a gamepad moves it with the d-pad or the left stick past half way; up and
-// down together hold it still.
-func TestWindowInput(t *testing.T) {
-	var w windowInput
-	steps := []struct {
-		in   gameloop.Input
-		want duel.Input
-	}{
-		{gameloop.Input{Kind: gameloop.KeyPress, Key: gameloop.KeyUp}, duel.Up},
-		{gameloop.Input{Kind: gameloop.KeyPress, Key: gameloop.KeyUp, Repeat: true}, duel.Up},
-		{gameloop.Input{Kind: gameloop.KeyPress, Key: gameloop.KeyS}, 0},
-		{gameloop.Input{Kind: gameloop.KeyRelease, Key: gameloop.KeyUp}, duel.Down},
-		{gameloop.Input{Kind: gameloop.KeyRelease, Key: gameloop.KeyS}, 0},
-		{gameloop.Input{Kind: gameloop.GamepadConnect, Gamepad: 3}, 0},
-		{gameloop.Input{Kind: gameloop.GamepadPress, Gamepad: 3, PadButton: gameloop.GamepadUp}, duel.Up},
-		{gameloop.Input{Kind: gameloop.GamepadRelease, Gamepad: 3, PadButton: gameloop.GamepadUp}, 0},
-		{gameloop.Input{Kind: gameloop.GamepadMove, Gamepad: 3, Axis: gameloop.GamepadLeftY, AxisValue: gameloop.AxisMax / 3}, 0},
-		{gameloop.Input{Kind: gameloop.GamepadMove, Gamepad: 3, Axis: gameloop.GamepadLeftY, AxisValue: gameloop.AxisMax * 2 / 3}, duel.Down},
-		{gameloop.Input{Kind: gameloop.GamepadDisconnect, Gamepad: 3}, 0},
-		{gameloop.Input{Kind: gameloop.KeyRelease, Key: gameloop.KeyW}, 0}, // a release never seen pressed
-		{gameloop.Input{Kind: gameloop.KeyPress, Key: gameloop.KeyW}, duel.Up},
-	}
-	for i, s := range steps {
-		w.apply(&s.in)
-		if got := w.input(); got != s.want {
-			t.Fatalf("after step %d (%v): %v, want %v", i, &s.in, got, s.want)
-		}
-	}
 }
