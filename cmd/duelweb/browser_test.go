@@ -1,0 +1,292 @@
+//go:build !(js && wasm)
+
+package main
+
+// The browser tests: the duel's page built for WebAssembly, served by this command's handler
+// with a lobby on 127.0.0.1, played in headless Chromium driven with chromedp, against another
+// page or a native duel -lobby. They poll the page until what they wait for shows up; the
+// timeouts only bound how long a failing test takes.
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/gameloop-go/gameloop/internal/duelnet"
+	"github.com/gameloop-go/gameloop/netplay/rtc/lobby"
+	"github.com/gameloop-go/gameloop/replay"
+)
+
+// waitTimeout bounds every wait for a page to show something: a game of 600 ticks takes 10 s.
+const waitTimeout = 90 * time.Second
+
+// chromiumFlags are the flags Chromium runs with: headless and quiet (no first-run dialogs, no
+// network of its own; --no-sandbox lets it run as root, as CI does), and two that a game
+// between pages needs:
+//
+//   - --disable-features=WebRtcHideLocalIpsWithMdns: by default a page offers its host
+//     candidates as mDNS names (NAME.local), which do not resolve in a sandbox without
+//     multicast, so that no peer connection would connect; with it, the page offers its IP
+//     addresses.
+//   - --disable-background-timer-throttling, --disable-renderer-backgrounding and
+//     --disable-backgrounding-occluded-windows: the two pages of a game are two tabs of one
+//     browser, and a tab in the background would otherwise get its frames and timers slowed.
+func chromiumFlags() []chromedp.ExecAllocatorOption {
+	return []chromedp.ExecAllocatorOption{
+		chromedp.Flag("headless", "new"),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.Flag("mute-audio", true),
+		chromedp.Flag("disable-features", "WebRtcHideLocalIpsWithMdns"),
+		chromedp.Flag("disable-background-timer-throttling", true),
+		chromedp.Flag("disable-renderer-backgrounding", true),
+		chromedp.Flag("disable-backgrounding-occluded-windows", true),
+		chromedp.WindowSize(800, 600),
+	}
+}
+
+// findChromium returns the path of Chromium, or skips the test (fails it under
+// GAMELOOP_REQUIRE_ALL=1) when there is none.
+func findChromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("GAMELOOP_REQUIRE_ALL") == "1" {
+		t.Fatal("chromium is not installed (scripts/packages/web.txt lists it), and GAMELOOP_REQUIRE_ALL=1")
+	}
+	t.Skip("chromium is not installed: skipping the browser test")
+	return ""
+}
+
+// tab is a tab of headless Chromium.
+type tab struct {
+	t    *testing.T
+	ctx  context.Context
+	name string
+}
+
+// startBrowser starts Chromium and returns its first tab.
+func startBrowser(t *testing.T, chromium string) *tab {
+	t.Helper()
+	opts := append(chromiumFlags(), chromedp.ExecPath(chromium), chromedp.UserDataDir(t.TempDir()))
+	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	t.Cleanup(cancel)
+	ctx, cancelTab := chromedp.NewContext(actx, chromedp.WithLogf(t.Logf))
+	t.Cleanup(cancelTab)
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("starting chromium: %v", err)
+	}
+	return &tab{t: t, ctx: ctx, name: "page 1"}
+}
+
+// newTab opens another tab of the same browser.
+func (b *tab) newTab(name string) *tab {
+	b.t.Helper()
+	ctx, cancel := chromedp.NewContext(b.ctx)
+	b.t.Cleanup(cancel)
+	if err := chromedp.Do(ctx); err != nil {
+		b.t.Fatalf("opening a tab: %v", err)
+	}
+	return &tab{t: b.t, ctx: ctx, name: name}
+}
+
+// open loads url in the tab, without waiting for the game.
+func (b *tab) open(url string) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, waitTimeout)
+	defer cancel()
+	if _, err := chromedp.Run(ctx, chromedp.Navigate(url)); err != nil {
+		b.t.Fatalf("%s: loading %s: %v", b.name, url, err)
+	}
+}
+
+// eval returns the value of a JavaScript expression of type string.
+func (b *tab) eval(expr string) string {
+	ctx, cancel := context.WithTimeout(b.ctx, 10*time.Second)
+	defer cancel()
+	s, err := chromedp.Run(ctx, chromedp.Evaluate[string](expr))
+	if err != nil {
+		return "(" + err.Error() + ")"
+	}
+	return s
+}
+
+// waitFor polls the page until the JavaScript expression is true.
+func (b *tab) waitFor(what, expr string) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, waitTimeout)
+	defer cancel()
+	if _, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(waitTimeout))); err != nil {
+		b.t.Fatalf("%s: waiting for %s (%s): %v; the status line: %q; the message: %q", b.name, what, expr, err,
+			b.eval(`window.duelweb ? duelweb.status() : ""`), b.eval(`document.getElementById("message").textContent`))
+	}
+}
+
+// ended waits for the game to end, and returns the checksum line it showed and its recording.
+func (b *tab) ended() (result string, rec []byte) {
+	b.t.Helper()
+	b.waitFor("the game to end", `typeof window.duelweb?.ended === "function" && duelweb.ended() !== ""`)
+	ended := b.eval(`duelweb.ended()`)
+	b.t.Logf("%s: %s", b.name, ended)
+	result = b.eval(`duelweb.result()`)
+	if !checksumLine.MatchString(result) {
+		b.t.Fatalf("%s: the game ended (%q) without showing tick 600's checksum: %q", b.name, ended, result)
+	}
+	rec, err := base64.StdEncoding.DecodeString(b.eval(`duelweb.recording()`))
+	if err != nil {
+		b.t.Fatalf("%s: the recording: %v", b.name, err)
+	}
+	return result, rec
+}
+
+var checksumLine = regexp.MustCompile(`^tick 600 checksum [0-9a-f]{16}$`)
+
+// buildDuel builds cmd/duel, natively, to play against the page and to replay its recordings.
+func buildDuel(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "duel")
+	out, err := exec.Command("go", "build", "-o", bin, "../duel").CombinedOutput()
+	if err != nil {
+		t.Fatalf("building duel: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// checkReplay writes a recording to a file, replays it with duel -replay, and checks that it
+// matched and holds the checksum of tick 600 that its side showed.
+func checkReplay(t *testing.T, duel, who string, data []byte, result string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "duel.rec")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(duel, "-replay", path).CombinedOutput()
+	t.Logf("duel -replay of %s's recording (%d bytes): %s", who, len(data), bytes.TrimSpace(out))
+	if err != nil || !regexp.MustCompile(`(?m)^replay: \d+ ticks, matched \(`).Match(out) {
+		t.Fatalf("duel -replay of %s's recording: %v, output %q; want exit 0 and matched", who, err, out)
+	}
+	rec, err := replay.Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seed, err := duelnet.ParseStart(rec.Header); err != nil || seed != 1 {
+		t.Errorf("%s's recording starts %q, seed %d (%v): want duel's, seed 1", who, rec.Meta, seed, err)
+	}
+	for _, c := range rec.Checksums {
+		if c.Tick == 600 {
+			if got := fmt.Sprintf("tick 600 checksum %016x", c.Sum); got != result {
+				t.Errorf("%s's recording holds %q, where it showed %q", who, got, result)
+			}
+			return
+		}
+	}
+	t.Errorf("%s's recording of %d ticks holds no checksum of tick 600", who, rec.Ticks)
+}
+
+func TestBrowserDuel(t *testing.T) {
+	chromium := findChromium(t)
+	dir := t.TempDir()
+	s, err := build(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	duel := buildDuel(t)
+	var lobbyLog syncBuffer
+	l, err := lobby.New(lobby.Config{Logf: func(format string, args ...any) { fmt.Fprintf(&lobbyLog, format+"\n", args...) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(s.handler(l))
+	defer ts.Close()
+	defer l.Close(context.Background())
+	lobbyURL := "ws" + strings.TrimPrefix(ts.URL, "http") + "/ws"
+	first := startBrowser(t, chromium)
+	second := first.newTab("page 2")
+
+	// Two pages, each a seeded bot, play 600 ticks through the lobby: both show the same
+	// checksum, and each recording replays matched natively.
+	t.Run("two-pages", func(t *testing.T) {
+		first.t, second.t = t, t
+		first.open(ts.URL + "/?room=pages&bot=1&ticks=600")
+		second.open(ts.URL + "/?room=pages&bot=2&ticks=600")
+		first.waitFor("the game to run", `typeof window.duelweb?.status === "function" && / tick [1-9]/.test(duelweb.status())`)
+		r1, rec1 := first.ended()
+		r2, rec2 := second.ended()
+		if r1 != r2 {
+			t.Fatalf("the pages showed %q and %q: want the same", r1, r2)
+		}
+		checkReplay(t, duel, "page 1", rec1, r1)
+		checkReplay(t, duel, "page 2", rec2, r2)
+	})
+
+	// A page plays a native duel -lobby, headless: both show the same checksum line, and
+	// both recordings replay matched.
+	t.Run("page-against-terminal", func(t *testing.T) {
+		first.t = t
+		nativeRec := filepath.Join(t.TempDir(), "native.rec")
+		var stdout, stderr syncBuffer
+		cmd := exec.Command(duel, "-lobby", lobbyURL, "-room", "mixed", "-headless", "-ticks", "600", "-bot", "2", "-record", nativeRec)
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		var waitErr error
+		exited := make(chan struct{})
+		go func() {
+			waitErr = cmd.Wait()
+			close(exited)
+		}()
+		defer func() {
+			select {
+			case <-exited:
+			default:
+				_ = cmd.Process.Kill()
+				<-exited
+			}
+			t.Logf("duel -lobby's stderr:\n%s", stderr.String())
+		}()
+		first.open(ts.URL + "/?room=mixed&bot=1&ticks=600")
+		r, rec := first.ended()
+		select {
+		case <-exited:
+			if waitErr != nil {
+				t.Fatalf("duel -lobby: %v", waitErr)
+			}
+		case <-time.After(waitTimeout):
+			t.Fatal("duel -lobby has not exited")
+		}
+		if got := strings.TrimSpace(stdout.String()); got != r {
+			t.Fatalf("duel -lobby printed %q, the page showed %q: want the same", got, r)
+		}
+		checkReplay(t, duel, "the page", rec, r)
+		data, err := os.ReadFile(nativeRec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkReplay(t, duel, "duel -lobby", data, r)
+	})
+	if t.Failed() {
+		t.Logf("the lobby's log:\n%s", lobbyLog.String())
+	}
+}

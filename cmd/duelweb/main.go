@@ -1,0 +1,188 @@
+// Command duelweb serves the duel (cmd/duel) as a web page, with the lobby where its players
+// meet: everything two people need to play in two browsers, or one in a browser and one in a
+// terminal. At start-up it builds the page's game for WebAssembly (GOOS=js GOARCH=wasm, from
+// ./cmd/duelweb/page, within the gameloop module), then serves the page, the game and the Go
+// installation's wasm_exec.js at /, and the lobby (package netplay/rtc/lobby) at /ws:
+//
+//	go run ./cmd/duelweb -listen 127.0.0.1:8090
+//	duelweb: open http://127.0.0.1:8090/?room=duel in two browsers to play, or one browser and
+//	duelweb: go run ./cmd/duel -lobby ws://127.0.0.1:8090/ws -room duel
+//
+// Two pages that open the same room play each other over WebRTC data channels; the first to
+// join plays the left paddle. A duel in a terminal joins a room with -lobby and -room. The
+// page's query: room, lobby (another lobby's WebSocket URL), seed, delay and window (as duel's
+// flags), bot=SEED and ticks=N (a bot plays until tick N is final, as duel -headless -bot does).
+//
+// The server listens on 127.0.0.1:8090 (-listen) until interrupted (Ctrl-C, SIGTERM), and
+// exits 0 then; it exits 1 if it cannot build the game or listen, 2 on a bad flag. Peers
+// behind NAT on different networks need STUN or TURN servers, which the page does not set:
+// see docs/web-netplay.md.
+package main
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/gameloop-go/gameloop/internal/cli"
+	"github.com/gameloop-go/gameloop/netplay/rtc/lobby"
+)
+
+//go:embed index.html
+var indexHTML []byte
+
+// options are the command's flags.
+type options struct {
+	listen string
+}
+
+func parseFlags(args []string, stderr io.Writer) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("duelweb", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.listen, "listen", "127.0.0.1:8090", "the `address` to serve the page and the lobby on")
+	if err := cli.Parse(fs, args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, &cli.UsageError{Err: fmt.Errorf("unexpected arguments %q", fs.Args())}
+	}
+	return o, nil
+}
+
+func main() { os.Exit(realMain(os.Args[1:], os.Stdout, os.Stderr)) }
+
+func realMain(args []string, stdout, stderr io.Writer) int {
+	opts, err := parseFlags(args, stderr)
+	if err != nil {
+		return cli.Report("duelweb", err, stderr) // 0 for -h, 2 for a bad flag
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, opts, stdout, stderr); err != nil {
+		fmt.Fprintln(stderr, "duelweb:", err)
+		return 1
+	}
+	return 0
+}
+
+// run builds the game, serves it and the lobby until ctx ends, and returns nil then.
+func run(ctx context.Context, opts options, stdout, stderr io.Writer) error {
+	dir, err := os.MkdirTemp("", "duelweb")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	fmt.Fprintln(stdout, "duelweb: building the game for the browser (GOOS=js GOARCH=wasm)...")
+	s, err := build(ctx, dir)
+	if err != nil {
+		return err
+	}
+	l, err := lobby.New(lobby.Config{Logf: log.New(stderr, "duelweb: lobby: ", 0).Printf})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", opts.listen)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: s.handler(l), ReadHeaderTimeout: 10 * time.Second}
+	addr := ln.Addr().String()
+	fmt.Fprintf(stdout, "duelweb: open http://%s/?room=duel in two browsers to play, or one browser and\n", addr)
+	fmt.Fprintf(stdout, "duelweb: go run ./cmd/duel -lobby ws://%s/ws -room duel\n", addr)
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	var serveErr error
+	select {
+	case err := <-served:
+		serveErr = fmt.Errorf("serving: %w", err)
+	case <-ctx.Done():
+	}
+	// Stop accepting, then close the peers' sockets (http.Server leaves WebSockets, being
+	// hijacked, to their handlers).
+	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	errs := []error{serveErr, l.Close(shutdown)}
+	if err := srv.Shutdown(shutdown); err != nil && serveErr == nil {
+		errs = append(errs, fmt.Errorf("stopping the server: %w", err))
+	}
+	fmt.Fprintln(stdout, "duelweb: stopped")
+	return errors.Join(errs...)
+}
+
+// site is what the server serves: the game, built, and the Go installation's wasm_exec.js.
+type site struct {
+	wasm, wasmExec string // paths
+}
+
+// build builds the game into dir with the go command that runs this one (or the one on PATH)
+// and finds wasm_exec.js in its installation.
+func build(ctx context.Context, dir string) (*site, error) {
+	goBin := "go"
+	if root := os.Getenv("GOROOT"); root != "" {
+		if p := filepath.Join(root, "bin", "go"); fileExists(p) {
+			goBin = p
+		}
+	}
+	out, err := exec.CommandContext(ctx, goBin, "env", "GOROOT").Output()
+	if err != nil {
+		return nil, fmt.Errorf("go env GOROOT: %w", err)
+	}
+	goroot := strings.TrimSpace(string(out))
+	s := &site{wasm: filepath.Join(dir, "duel.wasm")}
+	for _, p := range []string{"lib/wasm/wasm_exec.js", "misc/wasm/wasm_exec.js"} { // Go 1.24 on, and before
+		if fileExists(filepath.Join(goroot, p)) {
+			s.wasmExec = filepath.Join(goroot, p)
+			break
+		}
+	}
+	if s.wasmExec == "" {
+		return nil, fmt.Errorf("no wasm_exec.js in the Go installation at %s", goroot)
+	}
+	cmd := exec.CommandContext(ctx, goBin, "build", "-o", s.wasm, "github.com/gameloop-go/gameloop/cmd/duelweb/page")
+	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("building the game for the browser (from within the gameloop module: go run ./cmd/duelweb): %w\n%s", err, out)
+	}
+	return s, nil
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// handler serves the page, the game, wasm_exec.js and, at /ws, the lobby l.
+func (s *site) handler(l http.Handler) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/ws", l)
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		_, _ = w.Write(indexHTML)
+	})
+	mux.HandleFunc("GET /duel.wasm", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/wasm")
+		w.Header().Set("Cache-Control", "no-store")
+		http.ServeFile(w, r, s.wasm)
+	})
+	mux.HandleFunc("GET /wasm_exec.js", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		http.ServeFile(w, r, s.wasmExec)
+	})
+	return mux
+}
