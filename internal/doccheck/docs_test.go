@@ -202,6 +202,9 @@ var unattended = map[string]string{
 	"go run ./cmd/lobby -listen 127.0.0.1:8089":                                  "a server that runs until SIGTERM: cmd/lobby's tests run it, meet two rtc peers through it and stop it",
 	"go run peer.go -lobby ws://127.0.0.1:8089/ws":                               "one of two peers run in two terminals against a lobby: the program itself runs here without -lobby, and cmd/lobby's TestServe meets two rtc peers through the command",
 	"go run -tags ebiten ./cmd/duel -gui -listen 127.0.0.1:7000":                 "an interactive window game: cmd/duel/window_test.go plays one under Xvfb against a headless peer",
+	"go run ./cmd/duelweb -listen 127.0.0.1:8090":                                "a web server for browsers to play in: cmd/duelweb/browser_test.go plays two pages, and a page against duel -lobby, in Chromium",
+	"go run ./cmd/duel -lobby ws://127.0.0.1:8090/ws -room duel":                 "an interactive terminal game against a browser: cmd/duelweb/browser_test.go plays a headless duel -lobby against a page, cmd/duel/lobby_test.go two",
+	"go run ./cmd/duel -replay duel.rec":                                         "replays a recording downloaded from the page: cmd/duelweb/browser_test.go replays the pages' recordings with duel -replay",
 	"bash scripts/many-cores.sh run":                                             "measures for 8 minutes the machine it runs on, for the many-core table: serverbench's and plainticker's tests run them short",
 }
 
@@ -217,6 +220,7 @@ var inSuite = map[string]string{
 	"GAMELOOP_DUEL_TICKS=1800 go test -count=1 -v -run TestSpectatorThroughNetsimPoor ./cmd/duel": "scripts/test.sh's go test -race ./... runs it at 600 ticks",
 	"go test -count=1 -v -run TestFloatsFuseByBuild ./internal/duel":                              "scripts/test.sh's go test -race ./... runs it",
 	"GOOS=js GOARCH=wasm go build ./netplay/rtc":                                                  "scripts/test.d/rtc-wasm.sh builds and vets it",
+	"go test -count=1 -v -run TestBrowserDuel ./cmd/duelweb":                                      "scripts/test.sh's go test -race ./... runs it",
 }
 
 // measuresInSuite lists the commands that print figures the documents quote and that no
