@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/coder/websocket"
 	"github.com/gameloop-go/gameloop/netplay/rtc/internal/signal"
@@ -309,8 +310,14 @@ func (d *dialer) connect(j int) error {
 	m := &member{pc: pc}
 	c.members[j] = m
 	pc.OnICECandidate(func(cand *webrtc.ICECandidate) {
-		if cand != nil {
-			d.push(event{kind: eventCandidate, member: j, candidate: cand.ToJSON()})
+		if cand == nil {
+			return
+		}
+		// In a browser, pion's wrapper writes a candidate it cannot read back as text (one of
+		// the browser's TCP candidates) as a bare "candidate:", which another browser refuses,
+		// failing the whole connection: such a candidate is not sent (the others connect).
+		if init := cand.ToJSON(); !bareCandidate(init.Candidate) {
+			d.push(event{kind: eventCandidate, member: j, candidate: init})
 		}
 	})
 	pc.OnConnectionStateChange(func(s webrtc.PeerConnectionState) {
@@ -369,6 +376,8 @@ func (d *dialer) remote(ctx context.Context, j int, p *signal.Payload) error {
 			}
 			return d.signal(ctx, j, signal.Payload{SDP: &signal.SessionDescription{Type: answer.Type.String(), SDP: answer.SDP}})
 		}
+	case p.Candidate != nil && bareCandidate(p.Candidate.Candidate):
+		// A candidate with nothing in it, from a peer that sends them: no path to add.
 	case p.Candidate != nil:
 		c := webrtc.ICECandidateInit{Candidate: p.Candidate.Candidate, SDPMid: p.Candidate.SDPMid,
 			SDPMLineIndex: p.Candidate.SDPMLineIndex, UsernameFragment: p.Candidate.UsernameFragment}
@@ -402,3 +411,8 @@ func (d *dialer) event(ctx context.Context, e event) error {
 	}
 	return nil
 }
+
+// bareCandidate reports whether an ICE candidate's text is "candidate:" with nothing after it:
+// what pion's wrapper of a browser's RTCPeerConnection makes of a candidate it cannot write as
+// text. Browsers refuse it.
+func bareCandidate(text string) bool { return strings.TrimSpace(text) == "candidate:" }
