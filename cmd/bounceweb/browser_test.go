@@ -220,10 +220,10 @@ var (
 	siteOnce sync.Once
 	siteDir  string
 	siteErr  error
-	built    *site
+	built    site
 )
 
-func buildSite(t *testing.T) *site {
+func buildSite(t *testing.T) site {
 	t.Helper()
 	siteOnce.Do(func() {
 		siteDir, siteErr = os.MkdirTemp("", "bounceweb-test")
@@ -473,7 +473,7 @@ func TestBrowser(t *testing.T) {
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("building the example: %v\n%s", err, out)
 		}
-		for _, f := range []string{s.wasmExec, "../../backend/web/example/index.html"} {
+		for _, f := range []string{s.WasmExec, "../../backend/web/example/index.html"} {
 			data, err := os.ReadFile(f)
 			if err != nil {
 				t.Fatal(err)

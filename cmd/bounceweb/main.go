@@ -34,15 +34,14 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
 	"github.com/gameloop-go/gameloop/internal/bouncegame"
 	"github.com/gameloop-go/gameloop/internal/cli"
+	"github.com/gameloop-go/gameloop/internal/wasmsite"
 	"github.com/gameloop-go/gameloop/replay"
 )
 
@@ -127,73 +126,20 @@ func run(ctx context.Context, opts options, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// site is what the server serves: the game, built, and the Go installation's wasm_exec.js.
-type site struct {
-	wasm, wasmExec string // paths
-}
+// site is what the server serves: the game, built, with its page and wasm_exec.js.
+type site struct{ *wasmsite.Site }
 
-// build builds the game into dir with the go command that runs this one (or the one on PATH)
-// and finds wasm_exec.js in its installation.
-func build(ctx context.Context, dir string) (*site, error) {
-	goBin := goCommand()
-	out, err := exec.CommandContext(ctx, goBin, "env", "GOROOT").Output()
-	if err != nil {
-		return nil, fmt.Errorf("go env GOROOT: %w", err)
-	}
-	goroot := strings.TrimSpace(string(out))
-	s := &site{wasm: filepath.Join(dir, "bounce.wasm")}
-	for _, p := range []string{"lib/wasm/wasm_exec.js", "misc/wasm/wasm_exec.js"} { // Go 1.24 on, and before
-		if _, err := os.Stat(filepath.Join(goroot, p)); err == nil {
-			s.wasmExec = filepath.Join(goroot, p)
-			break
-		}
-	}
-	if s.wasmExec == "" {
-		return nil, fmt.Errorf("no wasm_exec.js in the Go installation at %s", goroot)
-	}
-	cmd := exec.CommandContext(ctx, goBin, "build", "-o", s.wasm, "github.com/gameloop-go/gameloop/cmd/bounceweb/wasm")
-	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("building the game for the browser (from within the gameloop module: go run ./cmd/bounceweb): %w\n%s", err, out)
-	}
-	return s, nil
-}
-
-// goCommand returns the go command of the installation that built this program, if it is
-// there, so that go run with a given toolchain builds the game with the same one.
-func goCommand() string {
-	if root := os.Getenv("GOROOT"); root != "" {
-		if p := filepath.Join(root, "bin", "go"); fileExists(p) {
-			return p
-		}
-	}
-	return "go"
-}
-
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
+// build builds the game into dir (see wasmsite.Build).
+func build(ctx context.Context, dir string) (site, error) {
+	s, err := wasmsite.Build(ctx, dir, "github.com/gameloop-go/gameloop/cmd/bounceweb/wasm", "bounce.wasm", "go run ./cmd/bounceweb", indexHTML)
+	return site{s}, err
 }
 
 // handler serves the page, the game and wasm_exec.js, and takes recordings: a POST to /record
 // with a recording of bounce writes it to record, if it is set.
-func (s *site) handler(record string, logw io.Writer) http.Handler {
+func (s site) handler(record string, logw io.Writer) http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Header().Set("Cache-Control", "no-store")
-		_, _ = w.Write(indexHTML)
-	})
-	mux.HandleFunc("GET /bounce.wasm", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/wasm")
-		w.Header().Set("Cache-Control", "no-store")
-		http.ServeFile(w, r, s.wasm)
-	})
-	mux.HandleFunc("GET /wasm_exec.js", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
-		w.Header().Set("Cache-Control", "no-store")
-		http.ServeFile(w, r, s.wasmExec)
-	})
+	s.Handle(mux)
 	mux.HandleFunc("POST /record", func(w http.ResponseWriter, r *http.Request) {
 		if record == "" {
 			http.Error(w, "this server takes no recordings: start it with -record FILE", http.StatusNotFound)

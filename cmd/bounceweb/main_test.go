@@ -14,6 +14,7 @@ import (
 
 	"github.com/gameloop-go/gameloop"
 	"github.com/gameloop-go/gameloop/internal/bouncegame"
+	"github.com/gameloop-go/gameloop/internal/wasmsite"
 	"github.com/gameloop-go/gameloop/replay"
 )
 
@@ -40,8 +41,8 @@ func recording(t *testing.T, name string, meta []byte) []byte {
 // /record to its -record file, once it has checked it is a whole recording of bounce.
 func TestHandler(t *testing.T) {
 	dir := t.TempDir()
-	s := &site{wasm: filepath.Join(dir, "bounce.wasm"), wasmExec: filepath.Join(dir, "wasm_exec.js")}
-	for _, f := range []string{s.wasm, s.wasmExec} {
+	s := site{&wasmsite.Site{Wasm: filepath.Join(dir, "bounce.wasm"), WasmExec: filepath.Join(dir, "wasm_exec.js"), Name: "bounce.wasm", Page: indexHTML}}
+	for _, f := range []string{s.Wasm, s.WasmExec} {
 		if err := os.WriteFile(f, []byte(filepath.Base(f)), 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -30,14 +30,12 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"os/signal"
-	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
 	"github.com/gameloop-go/gameloop/internal/cli"
+	"github.com/gameloop-go/gameloop/internal/wasmsite"
 	"github.com/gameloop-go/gameloop/netplay/rtc/lobby"
 )
 
@@ -123,66 +121,19 @@ func run(ctx context.Context, opts options, stdout, stderr io.Writer) error {
 	return errors.Join(errs...)
 }
 
-// site is what the server serves: the game, built, and the Go installation's wasm_exec.js.
-type site struct {
-	wasm, wasmExec string // paths
-}
+// site is what the server serves: the game, built, with its page and wasm_exec.js.
+type site struct{ *wasmsite.Site }
 
-// build builds the game into dir with the go command that runs this one (or the one on PATH)
-// and finds wasm_exec.js in its installation.
-func build(ctx context.Context, dir string) (*site, error) {
-	goBin := "go"
-	if root := os.Getenv("GOROOT"); root != "" {
-		if p := filepath.Join(root, "bin", "go"); fileExists(p) {
-			goBin = p
-		}
-	}
-	out, err := exec.CommandContext(ctx, goBin, "env", "GOROOT").Output()
-	if err != nil {
-		return nil, fmt.Errorf("go env GOROOT: %w", err)
-	}
-	goroot := strings.TrimSpace(string(out))
-	s := &site{wasm: filepath.Join(dir, "duel.wasm")}
-	for _, p := range []string{"lib/wasm/wasm_exec.js", "misc/wasm/wasm_exec.js"} { // Go 1.24 on, and before
-		if fileExists(filepath.Join(goroot, p)) {
-			s.wasmExec = filepath.Join(goroot, p)
-			break
-		}
-	}
-	if s.wasmExec == "" {
-		return nil, fmt.Errorf("no wasm_exec.js in the Go installation at %s", goroot)
-	}
-	cmd := exec.CommandContext(ctx, goBin, "build", "-o", s.wasm, "github.com/gameloop-go/gameloop/cmd/duelweb/page")
-	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("building the game for the browser (from within the gameloop module: go run ./cmd/duelweb): %w\n%s", err, out)
-	}
-	return s, nil
-}
-
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
+// build builds the game into dir (see wasmsite.Build).
+func build(ctx context.Context, dir string) (site, error) {
+	s, err := wasmsite.Build(ctx, dir, "github.com/gameloop-go/gameloop/cmd/duelweb/page", "duel.wasm", "go run ./cmd/duelweb", indexHTML)
+	return site{s}, err
 }
 
 // handler serves the page, the game, wasm_exec.js and, at /ws, the lobby l.
-func (s *site) handler(l http.Handler) http.Handler {
+func (s site) handler(l http.Handler) http.Handler {
 	mux := http.NewServeMux()
+	s.Handle(mux)
 	mux.Handle("/ws", l)
-	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Header().Set("Cache-Control", "no-store")
-		_, _ = w.Write(indexHTML)
-	})
-	mux.HandleFunc("GET /duel.wasm", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/wasm")
-		w.Header().Set("Cache-Control", "no-store")
-		http.ServeFile(w, r, s.wasm)
-	})
-	mux.HandleFunc("GET /wasm_exec.js", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
-		w.Header().Set("Cache-Control", "no-store")
-		http.ServeFile(w, r, s.wasmExec)
-	})
 	return mux
 }
