@@ -14,10 +14,13 @@ import "time"
 //   - a burst whose cost is under shareAbove runs on the waiter alone: waking a worker costs
 //     more than it saves (a thread wake-up is tens of µs on a virtual machine);
 //   - otherwise as many processors are used as the burst gives minShare of work each, up to
-//     K; the waiter runs its share, W over that, from the front (it is awake, and the earliest
-//     due go first), and the rest goes to the workers in chunks of about chunkCost, which
-//     whoever is free takes next (the waiter too, once its share is done), so that a worker
-//     that comes late takes less rather than a fixed part;
+//     K; the waiter runs its share (W over that; half of it past halfFrontAbove) from the
+//     front (it is awake, and the earliest due go first), and the rest is cut in guided
+//     chunks, which whoever is free takes next (the waiter too, once its front is done), so
+//     that a processor that comes late, or is taken away for a while (a virtual machine's
+//     are), takes less rather than a fixed part (with the waiter's whole share of a long burst
+//     run first, 80 ms of 80 µs updates on 2 processors ended about 3 ms later at the 99th
+//     percentile: docs/server.md);
 //   - a match that must not run on the waiter (a slow one: see PoolOptions.SlowPass), or that
 //     costs a chunk or more, is a chunk of its own: no match of a chunk waits behind it, and
 //     the other processors go on with the rest.
@@ -32,6 +35,11 @@ const (
 	// chunkCost is about how much work a chunk of the workers' part holds (at least one match,
 	// at most tailChunk).
 	chunkCost = 50 * time.Microsecond
+	// halfFrontAbove is the share of a burst above which the waiter runs half of it from the
+	// front rather than all: in a shorter burst the chunks it would take with the workers
+	// instead cost more (lock trips, matches' memory moved between processors) than a pause
+	// of a worker can.
+	halfFrontAbove = 5 * time.Millisecond
 	// tailChunk is the most entries a chunk of the workers' part holds: where matches cost
 	// under a microsecond, a chunk of 16 was a trip to the pool's lock and to the clock's for
 	// a few microseconds of work, which the waiter and the workers then spent contending.
@@ -52,12 +60,13 @@ type dispatchPlan struct {
 	cost time.Duration
 }
 
-// guidedShare is the part of the workers' part still to cut, over the processors, that its next
-// chunk holds, at least chunkCost: the chunks of a long burst begin long and shrink toward its
-// end (guided self-scheduling), so that the processors take the tail's lock and requeue under
-// the clock's a few times each rather than once for every match (80 ms of 80 µs updates was
-// 1,000 chunks of one match each), and still end together, the last chunks being short.
-const guidedShare = 2
+// guidedShare is the part of what is left to cut, over the processors, that the next chunk of
+// the workers' part holds, at least chunkCost: the chunks of a long burst begin long and shrink
+// toward its end (guided self-scheduling), so that the processors take the tail's lock and
+// requeue under the clock's a few dozen times each rather than once for every match (80 ms of
+// 80 µs updates was 1,000 chunks of one match each), and still end together, the last chunks
+// being short; and a processor that stops for a while holds up no more than its chunk.
+const guidedShare = 4
 
 // dueInfo is what the dispatch needs of a due entry, in 32 bits: what its last pass cost (0 for
 // one never run, and for a goroutine's wait), in nanoseconds, shifted left by one, and in the
@@ -104,12 +113,16 @@ func planDispatch(batch []dueInfo, workers int, plan *dispatchPlan) {
 	plan.procs = int(min(plan.cost/minShare, time.Duration(workers+1)))
 	plan.procs = max(plan.procs, 2)
 	share := plan.cost / time.Duration(plan.procs)
-	// The waiter's share: entries from the front until the cost of those it runs reaches
-	// share. Those it may not run it hands to the workers as it comes to them, first in their
-	// queue.
+	// The waiter's front: entries until the cost of those it runs reaches its share, or half
+	// of it in a long burst. Those it may not run it hands to the workers as it comes to them,
+	// first in their queue.
+	limit := share
+	if share > halfFrontAbove {
+		limit = share / 2
+	}
 	var ran, front time.Duration
 	inline := 0
-	for inline < len(batch) && ran < share {
+	for inline < len(batch) && ran < limit {
 		if !batch[inline].offWaiter() {
 			ran += batch[inline].cost()
 		}

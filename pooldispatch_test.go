@@ -268,6 +268,16 @@ func TestPlanDispatchGuided(t *testing.T) {
 		if from != len(batch) {
 			t.Fatalf("%d workers: the chunks end at %d of %d", workers, from, len(batch))
 		}
+		// The waiter runs its share from the front (half of it where that is over
+		// halfFrontAbove), and takes chunks with the workers after.
+		parts := plan.procs
+		if plan.cost/time.Duration(plan.procs) > halfFrontAbove {
+			parts *= 2
+		}
+		want := (1000 + parts - 1) / parts // the first entries that cost their part, or more
+		if plan.inline != want {
+			t.Errorf("%d workers: the waiter runs %d from the front, want %d", workers, plan.inline, want)
+		}
 		for i := 1; i < len(sizes); i++ {
 			if sizes[i] > sizes[i-1] {
 				t.Fatalf("%d workers: chunk %d is longer than the one before: %v", workers, i, sizes)
