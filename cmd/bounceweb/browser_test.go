@@ -29,6 +29,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+	"github.com/gameloop-go/gameloop/internal/chromiumtest"
 	"github.com/gameloop-go/gameloop/replay"
 )
 
@@ -40,40 +41,10 @@ var (
 // waitTimeout bounds every wait for the page to show something.
 const waitTimeout = 30 * time.Second
 
-// chromiumFlags are the flags Chromium runs with: headless, and quiet (no first-run dialogs,
-// no network of its own). --no-sandbox lets it run as root, as CI does.
+// chromiumFlags are the flags Chromium runs with: chromiumtest's, and no scroll bars, so that a
+// screenshot of the page is the page.
 func chromiumFlags() []chromedp.ExecAllocatorOption {
-	return []chromedp.ExecAllocatorOption{
-		chromedp.Flag("headless", "new"),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.Flag("hide-scrollbars", true),
-		chromedp.Flag("mute-audio", true),
-		chromedp.WindowSize(800, 600),
-	}
-}
-
-// findChromium returns the path of Chromium, or skips the test (fails it under
-// GAMELOOP_REQUIRE_ALL=1) when there is none.
-func findChromium(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("GAMELOOP_REQUIRE_ALL") == "1" {
-		t.Fatal("chromium is not installed (scripts/packages/web.txt lists it), and GAMELOOP_REQUIRE_ALL=1")
-	}
-	t.Skip("chromium is not installed: skipping the browser test")
-	return ""
+	return chromiumtest.Flags(chromedp.Flag("hide-scrollbars", true))
 }
 
 // browser is a tab of headless Chromium on the test's server.
@@ -258,7 +229,7 @@ func buildBounce(t *testing.T) string {
 }
 
 func TestBrowser(t *testing.T) {
-	chromium := findChromium(t)
+	chromium := chromiumtest.Find(t)
 	s := buildSite(t)
 	dir := t.TempDir()
 	recordPath := filepath.Join(dir, "web.rec")

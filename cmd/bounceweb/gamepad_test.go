@@ -23,6 +23,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/gameloop-go/gameloop"
 	"github.com/gameloop-go/gameloop/internal/bouncegame"
+	"github.com/gameloop-go/gameloop/internal/chromiumtest"
 	"github.com/gameloop-go/gameloop/replay"
 )
 
@@ -154,7 +155,7 @@ func speeds(t *testing.T, a, b simState) (across, down int) {
 // stick are held releases them. The recording the page makes holds those inputs, quantised,
 // and replays matched natively.
 func TestBrowserGamepad(t *testing.T) {
-	chromium := findChromium(t)
+	chromium := chromiumtest.Find(t)
 	s := buildSite(t)
 	recordPath := filepath.Join(t.TempDir(), "gamepad.rec")
 	var log syncBuffer

@@ -23,6 +23,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/gameloop-go/gameloop/internal/chromiumtest"
 	"github.com/gameloop-go/gameloop/internal/duelnet"
 	"github.com/gameloop-go/gameloop/netplay/rtc/lobby"
 	"github.com/gameloop-go/gameloop/replay"
@@ -31,9 +32,8 @@ import (
 // waitTimeout bounds every wait for a page to show something: a game of 600 ticks takes 10 s.
 const waitTimeout = 90 * time.Second
 
-// chromiumFlags are the flags Chromium runs with: headless and quiet (no first-run dialogs, no
-// network of its own; --no-sandbox lets it run as root, as CI does), and two that a game
-// between pages needs:
+// chromiumFlags are the flags Chromium runs with: chromiumtest's, and two that a game between
+// pages needs:
 //
 //   - --disable-features=WebRtcHideLocalIpsWithMdns: by default a page offers its host
 //     candidates as mDNS names (NAME.local), which do not resolve in a sandbox without
@@ -43,40 +43,12 @@ const waitTimeout = 90 * time.Second
 //     --disable-backgrounding-occluded-windows: the two pages of a game are two tabs of one
 //     browser, and a tab in the background would otherwise get its frames and timers slowed.
 func chromiumFlags() []chromedp.ExecAllocatorOption {
-	return []chromedp.ExecAllocatorOption{
-		chromedp.Flag("headless", "new"),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.Flag("mute-audio", true),
+	return chromiumtest.Flags(
 		chromedp.Flag("disable-features", "WebRtcHideLocalIpsWithMdns"),
 		chromedp.Flag("disable-background-timer-throttling", true),
 		chromedp.Flag("disable-renderer-backgrounding", true),
 		chromedp.Flag("disable-backgrounding-occluded-windows", true),
-		chromedp.WindowSize(800, 600),
-	}
-}
-
-// findChromium returns the path of Chromium, or skips the test (fails it under
-// GAMELOOP_REQUIRE_ALL=1) when there is none.
-func findChromium(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("GAMELOOP_REQUIRE_ALL") == "1" {
-		t.Fatal("chromium is not installed (scripts/packages/web.txt lists it), and GAMELOOP_REQUIRE_ALL=1")
-	}
-	t.Skip("chromium is not installed: skipping the browser test")
-	return ""
+	)
 }
 
 // tab is a tab of headless Chromium.
@@ -205,7 +177,7 @@ func checkReplay(t *testing.T, duel, who string, data []byte, result string) {
 }
 
 func TestBrowserDuel(t *testing.T) {
-	chromium := findChromium(t)
+	chromium := chromiumtest.Find(t)
 	dir := t.TempDir()
 	s, err := build(t.Context(), dir)
 	if err != nil {
