@@ -91,6 +91,9 @@ type cellSurface struct {
 	runes  [duel.ViewHeight][duel.ViewWidth]rune
 	styles [duel.ViewHeight][duel.ViewWidth]tcell.Style
 	text   [duel.ViewWidth]byte // a row's text, for the debug font
+	// rows are the rows' texts as last drawn, kept so that a row is made a string again
+	// only when it changed (the status line, each frame; the field's rows, seldom).
+	rows [duel.ViewHeight]string
 }
 
 // SetCell sets the cell at x, y; one outside the view is ignored.
@@ -156,7 +159,10 @@ func (c *cellSurface) draw(screen *ebiten.Image) {
 				}
 			}
 		}
-		ebitenutil.DebugPrintAt(screen, string(c.text[:]), 0, y*cellHeight)
+		if c.rows[y] != string(c.text[:]) { // compared without a copy
+			c.rows[y] = string(c.text[:])
+		}
+		ebitenutil.DebugPrintAt(screen, c.rows[y], 0, y*cellHeight)
 	}
 }
 
