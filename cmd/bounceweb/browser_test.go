@@ -101,6 +101,24 @@ func (b *browser) status() string {
 	return s
 }
 
+// save presses s, waits for the page to say it saved its recording, which the server writes to
+// path, and returns the recording, read back and decoded.
+func (b *browser) save(path string) ([]byte, *replay.Recording) {
+	b.t.Helper()
+	b.keys("s")
+	b.waitFor("the recording to be saved", `document.getElementById("message").textContent.includes("saved the recording")`)
+	b.t.Logf("the page: %s", b.message())
+	data, err := os.ReadFile(path)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	rec, err := replay.Decode(bytes.NewReader(data))
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	return data, rec
+}
+
 func (b *browser) message() string {
 	s, _ := chromedp.Run(b.ctx, chromedp.Evaluate[string](`document.getElementById("message").textContent`))
 	return s
@@ -305,18 +323,7 @@ func TestBrowser(t *testing.T) {
 		b.keys(kb.ArrowUp + kb.ArrowLeft + "g")
 		b.waitFor("gravity", `bounceweb.status().endsWith(" gravity")`)
 		b.waitFrames(120)
-		b.keys("s")
-		b.waitFor("the recording to be saved", `document.getElementById("message").textContent.includes("saved the recording")`)
-		t.Logf("the page: %s", b.message())
-
-		data, err := os.ReadFile(recordPath)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rec, err := replay.Decode(bytes.NewReader(data))
-		if err != nil {
-			t.Fatal(err)
-		}
+		data, rec := b.save(recordPath)
 		if len(rec.Inputs) < 10 || len(rec.RateChanges) != 1 || rec.RateChanges[0].Rate != 15 || rec.Ticks < 10 ||
 			string(rec.Meta) != "bounce-start/1 seed=7 balls=3 width=80 height=24 glyphs=braille tps=10" {
 			t.Fatalf("recorded %d ticks, %d inputs, rate changes %v, meta %q: want the keys sent, a change to 15 Hz, the start",

@@ -9,7 +9,6 @@ package main
 // reads a real one.
 
 import (
-	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -227,17 +226,7 @@ func TestBrowserGamepad(t *testing.T) {
 	padIs("the gamepad to disconnect", `!g.Connected && g.Buttons === 0 && g.Axes.every((a) => a === 0)`)
 	b.waitTicks(3) // so that the recording's checksums cover the disconnect, which let go of the stick
 
-	b.keys("s")
-	b.waitFor("the recording to be saved", `document.getElementById("message").textContent.includes("saved the recording")`)
-	t.Logf("the page: %s", b.message())
-	data, err := os.ReadFile(recordPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec, err := replay.Decode(bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
+	data, rec := b.save(recordPath)
 	checkGamepadInputs(t, rec)
 	if *keepGamepad != "" {
 		if err := os.WriteFile(*keepGamepad, data, 0o644); err != nil {
