@@ -42,7 +42,11 @@ func (s *Session[I]) DisconnectPlayer(handle int) error {
 		return nil // gone, or going
 	}
 	pr.kicked = true
+	s.kicked |= pr.handles
 	s.kick(pr)
+	// Lost at once, whether it obeys or not: every peer loses it on hearing of the kick, and
+	// it is answered that it was kicked whatever it sends.
+	s.lose(pr, "disconnected here")
 	return nil
 }
 

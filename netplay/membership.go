@@ -42,6 +42,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/gameloop-go/gameloop/netplay/internal/wire"
 )
 
 // ErrCutOff: this peer lost a peer that the other peers still hear (a link between two live
@@ -87,22 +89,24 @@ func (s *Session[I]) membership() {
 				continue
 			}
 			all = false
-			// It hears pr, lately, in a report sent well after we lost pr: not a peer
-			// that crashed and that it is about to lose too.
-			if !k.quiet.Has(pr.first) && k.reportAt >= pr.lostAt+s.cfg.DisconnectNotice {
+			if s.hears(k, pr) {
 				heard = true
 			}
 		}
 		switch {
 		case pr.left && !all:
-			// It said goodbye to every peer: the others lose it too, on hearing that
-			// or once it is unheard for the timeout, however late. Not a cut link.
+			// It said goodbye to every peer, or was kicked: the others lose it too, on
+			// hearing that or once it is unheard for the timeout, however late. Not a
+			// cut link.
 		case all:
 			for h, q := range s.queues {
 				if pr.handles.Has(h) && !q.gone {
 					s.disconnectPlayer(h, pr.lostWhy)
 				}
 			}
+			// Tell it, with the cutoff, in case it is alive and still hears us.
+			pr.noticeAt = 0
+			s.notice(pr)
 		case heard && pr.first < s.first:
 			s.leave(pr)
 			return
@@ -110,14 +114,109 @@ func (s *Session[I]) membership() {
 	}
 }
 
+// hears reports whether peer k hears pr, which we lost, while we do not: the link between pr
+// and us failed, pr being alive. Either k's reports had pr heard all along since we last heard
+// it, up to one sent well after we lost pr (a peer that crashed or stalled goes quiet at k
+// too), or k has heard pr steadily for a timeout since we lost it: pr came back from a stall
+// and stays, so that our notices do not reach it.
+func (s *Session[I]) hears(k, pr *peer) bool {
+	h := pr.first
+	if k.quiet.Has(h) || k.hearsSince[h] == 0 {
+		return false
+	}
+	if k.reportAt >= pr.lostAt+s.cfg.DisconnectNotice && k.quietAt[h] < pr.heardAt {
+		return true
+	}
+	return s.now-max(k.hearsSince[h], pr.lostAt) >= s.cfg.DisconnectTimeout
+}
+
+// silentToAll reports whether pr, lost for being unheard, went quiet at every peer we still
+// hear too since we last heard it: it stalled, or its network did, and no link failed.
+func (s *Session[I]) silentToAll(pr *peer) bool {
+	if !pr.timedOut {
+		return false
+	}
+	for _, k := range s.peers {
+		if k.state == peerRunning && !k.lostBy.Has(pr.first) && k.quietAt[pr.first] < pr.heardAt {
+			return false
+		}
+	}
+	return true
+}
+
+// notice tells pr, a peer we lost, that we did (KindDropped): with the tick after which we
+// dropped its players once we have, and why. It goes at once, and then at most once every
+// keepAliveInterval, in answer to what pr still sends.
+func (s *Session[I]) notice(pr *peer) {
+	if pr.session == 0 || pr.left && !pr.kicked || s.leaving {
+		return // it left, or we are leaving: nothing to tell
+	}
+	if pr.noticeAt != 0 && s.now-pr.noticeAt < keepAliveInterval {
+		return
+	}
+	pr.noticeAt = max(s.now, 1)
+	s.out = wire.Message{}
+	s.out.Kind, s.out.Cutoff = wire.KindDropped, wire.NoTick
+	if q := s.queues[pr.first]; q.gone {
+		s.out.Cutoff = int64(q.goneAfter)
+	}
+	if pr.kicked {
+		s.out.DropFlags |= wire.DroppedKicked
+	}
+	if s.silentToAll(pr) {
+		s.out.DropFlags |= wire.DroppedSilent
+	}
+	s.send(pr, &s.out)
+}
+
+// noticed takes pr's notice that it lost this peer: a kick, a drop (its players went on
+// without ours), or a link that failed towards it, which fails both ways.
+func (s *Session[I]) noticed(pr *peer, m *wire.Message) {
+	if s.leaving {
+		return
+	}
+	switch {
+	case m.DropFlags&wire.DroppedKicked != 0:
+		s.quit(fmt.Errorf("%w: by player %d's peer", ErrKicked, pr.first))
+	case m.DropFlags&wire.DroppedSilent != 0 || m.Cutoff != wire.NoTick:
+		s.quit(&DroppedError{By: pr.first, Cutoff: m.Cutoff, Silent: m.DropFlags&wire.DroppedSilent != 0})
+	default:
+		s.lose(pr, "it lost this peer")
+	}
+}
+
+// kickedBy takes pr's report that it disconnected the players of set by hand: their peers
+// are lost here too, and this peer leaves if they are its own.
+func (s *Session[I]) kickedBy(pr *peer, set wire.HandleSet) {
+	if set&s.local != 0 {
+		s.quit(fmt.Errorf("%w: by player %d's peer", ErrKicked, pr.first))
+		return
+	}
+	for _, x := range s.peers {
+		if x != pr && x.handles&set != 0 && !x.kicked {
+			x.kicked = true
+			s.kicked |= x.handles
+			s.lose(x, fmt.Sprintf("disconnected by player %d's peer", pr.first))
+		}
+	}
+}
+
+// quit ends this peer's part in the game with err (the first error stays): Advance returns
+// it from now on, and the peers still heard are told goodbye until they stop being.
+func (s *Session[I]) quit(err error) {
+	if s.endErr == nil {
+		s.endErr = err
+	}
+	if !s.leaving {
+		s.leaving = true
+		s.sayBye()
+	}
+}
+
 // leave ends this peer's part in the game, cut off from pr: Advance returns ErrCutOff from
 // now on, and the peers still heard are told goodbye until they stop being.
 func (s *Session[I]) leave(pr *peer) {
-	s.leaving = true
-	if s.endErr == nil {
-		s.endErr = fmt.Errorf("%w: lost player %d's peer (%s), which the others still hear", ErrCutOff, pr.first, pr.lostWhy)
-	}
-	s.sayBye()
+	s.quit(fmt.Errorf("%w: lost player %d's peer (%s), which the others still hear", ErrCutOff, pr.first, pr.lostWhy))
 }
 
 // disconnectPlayer marks handle h disconnected after the least tick proposed: the last of its
@@ -174,6 +273,21 @@ func (s *Session[I]) reported(h int) uint64 {
 // every peer not dropped reports having it too, and a dropped player's only up to its cutoff
 // until that is settled (see the top of this file).
 func (s *Session[I]) confirmed() uint64 {
+	c := s.known()
+	// And our own players' input only as far as every peer not dropped has it: no peer then
+	// makes final a tick past the cutoff the others may agree for its players.
+	for _, pr := range s.peers {
+		if s.nlocal > 0 && !s.droppedPeer(pr) {
+			c = min(c, pr.acked)
+		}
+	}
+	return c
+}
+
+// known returns the last tick whose inputs are all known here and can no longer change: that
+// of confirmed but for the peers' acknowledgements of our own input. The prediction window
+// counts from it (limit).
+func (s *Session[I]) known() uint64 {
 	c := uint64(math.MaxUint64)
 	for h, q := range s.queues {
 		if q.gone {
@@ -201,7 +315,7 @@ func (s *Session[I]) limit() uint64 {
 			c = min(c, q.confirmed)
 		}
 	}
-	if final, extra := s.confirmed(), uint64(s.depth-s.window); final <= math.MaxUint64-extra {
+	if final, extra := s.known(), uint64(s.depth-s.window); final <= math.MaxUint64-extra {
 		c = min(c, final+extra)
 	}
 	return c

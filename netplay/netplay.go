@@ -51,11 +51,46 @@ var (
 	// ErrKicked: a remote peer disconnected this one's players by hand
 	// (Session.DisconnectPlayer); this peer has left the game.
 	ErrKicked = errors.New("netplay: disconnected by another peer")
+	// ErrDropped: the other peers dropped this one's players (they stopped hearing it, for
+	// a stall of seconds or a network that failed it, and went on without it); this peer has
+	// left the game. The error that wraps it is a *DroppedError, which says who told it and
+	// after which tick.
+	ErrDropped = errors.New("netplay: dropped by the other peers")
 	// ErrRefused: a remote player's peer answered the handshake with a refusal: its session
 	// does not have this peer among its players (its game is full, or it waits for
 	// someone else). The error that wraps it names the player and the address.
 	ErrRefused = errors.New("netplay: refused: the peer's game has no place for this one")
 )
+
+// DroppedError is the error Advance returns once this peer learns that the others dropped its
+// players: it never makes final a tick they ran without them. It wraps ErrDropped.
+type DroppedError struct {
+	// By is the first handle of the peer that said so.
+	By int
+	// Cutoff is the last tick of this peer's input that peer kept, after which it runs this
+	// peer's players as Disconnected; -1 when it had lost this peer but not yet agreed the
+	// tick with the others.
+	Cutoff int64
+	// Silent reports that every peer stopped hearing this one: this one stalled (a
+	// background tab, a paused process) or its network did, rather than one link failing.
+	Silent bool
+}
+
+func (e *DroppedError) Error() string {
+	msg := fmt.Sprintf("%v: player %d's peer", ErrDropped, e.By)
+	if e.Cutoff >= 0 {
+		msg += fmt.Sprintf(" dropped this one's players after tick %d", e.Cutoff)
+	} else {
+		msg += " lost this one"
+	}
+	if e.Silent {
+		msg += " (every peer stopped hearing it)"
+	}
+	return msg
+}
+
+// Unwrap returns ErrDropped.
+func (e *DroppedError) Unwrap() error { return ErrDropped }
 
 // Status is how sure an input given to the game is.
 type Status uint8

@@ -108,7 +108,7 @@ func (s *Session[I]) handle(pr *peer, m *wire.Message) bool {
 			return false // another session of that peer: a stale packet, or it restarted
 		}
 		pr.theirNonce = m.Session
-		pr.lastHeard = s.now
+		pr.lastHeard, pr.heardAt = s.awake, s.now
 		s.out = wire.Message{}
 		s.out.Kind, s.out.Nonce = wire.KindSyncReply, m.Nonce
 		s.send(pr, &s.out)
@@ -131,7 +131,7 @@ func (s *Session[I]) handle(pr *peer, m *wire.Message) bool {
 		pr.syncNonces[i] = 0
 		pr.theirNonce = m.Session
 		pr.syncDone++
-		pr.lastHeard = s.now
+		pr.lastHeard, pr.heardAt = s.awake, s.now
 		if pr.syncDone < syncRoundTrips {
 			s.event(Event{Kind: EventSynchronizing, Handle: pr.first, Count: pr.syncDone, Total: syncRoundTrips})
 			s.syncRequest(pr)
@@ -168,6 +168,15 @@ func (s *Session[I]) handle(pr *peer, m *wire.Message) bool {
 		// again once this one has too.
 		return true
 	}
+	if pr.session != 0 && m.Session == pr.session && !pr.spectator && !s.spectating {
+		if m.Kind == wire.KindDropped {
+			s.noticed(pr, m)
+			return true
+		}
+		if pr.state == peerGone && m.Kind != wire.KindBye {
+			s.notice(pr) // it goes on as if in the game: tell it that it is not
+		}
+	}
 	if pr.session == 0 || m.Session != pr.session || pr.state == peerGone {
 		return false
 	}
@@ -203,6 +212,9 @@ func (s *Session[I]) handle(pr *peer, m *wire.Message) bool {
 		if s.cfg.DesyncInterval <= 0 || t == 0 || t%uint64(s.cfg.DesyncInterval) != 0 {
 			return true
 		}
+		if q := s.queues[pr.first]; !s.spectating && q.gone && t > q.goneAfter {
+			return true // past its players' cutoff: a game we no longer share
+		}
 		pr.theirSums[(t/uint64(s.cfg.DesyncInterval))%checksumHistory] = checksum{t, m.Sum}
 		s.compareSums(pr)
 	case wire.KindKeepAlive:
@@ -213,18 +225,14 @@ func (s *Session[I]) handle(pr *peer, m *wire.Message) bool {
 		}
 		s.lose(pr, why)
 	case wire.KindKick:
-		if s.endErr == nil {
-			s.endErr = fmt.Errorf("%w: by player %d's peer", ErrKicked, pr.first)
-		}
-		s.leaving = true
-		s.sayBye()
+		s.quit(fmt.Errorf("%w: by player %d's peer", ErrKicked, pr.first))
 	}
 	return true
 }
 
 // heard notes that pr was heard from now.
 func (s *Session[I]) heard(pr *peer) {
-	pr.lastHeard = s.now
+	pr.lastHeard, pr.heardAt = s.awake, s.now
 	if pr.interrupted {
 		pr.interrupted = false
 		s.event(Event{Kind: EventResumed, Handle: pr.first})
@@ -256,6 +264,10 @@ func (s *Session[I]) handleInput(pr *peer, m *wire.Message) bool {
 			s.hostStatus(h, st)
 			continue
 		}
+		if q.local && st.Disconnected && s.endErr == nil {
+			// It dropped this peer's players: the game goes on without them.
+			s.quit(&DroppedError{By: pr.first, Cutoff: st.LastTick})
+		}
 		if q.local || pr.handles.Has(h) {
 			continue
 		}
@@ -275,8 +287,18 @@ func (s *Session[I]) handleInput(pr *peer, m *wire.Message) bool {
 	pr.lostBy |= m.Lost
 	if int16(m.Seq-pr.quietSeq) > 0 || pr.reportAt == 0 {
 		pr.quiet, pr.quietSeq = m.Quiet, m.Seq
+		for h := range s.queues {
+			if (m.Quiet | m.Lost).Has(h) {
+				pr.quietAt[h], pr.hearsSince[h] = s.now, 0
+			} else if pr.hearsSince[h] == 0 {
+				pr.hearsSince[h] = s.now
+			}
+		}
 	}
 	pr.reportAt = s.now
+	if m.Kicked != 0 {
+		s.kickedBy(pr, m.Kicked)
+	}
 	if m.Lost&s.local != 0 {
 		s.lose(pr, "it lost this peer")
 	}
@@ -371,7 +393,7 @@ func (s *Session[I]) timers() {
 		// may be lost).
 		for _, pr := range s.peers {
 			if pr.state == peerRunning && s.now-pr.lastSent >= keepAliveInterval {
-				if s.now-pr.lastHeard >= s.cfg.DisconnectTimeout {
+				if s.awake-pr.lastHeard >= s.cfg.DisconnectTimeout {
 					s.lose(pr, fmt.Sprintf("unheard for %v", s.cfg.DisconnectTimeout))
 					continue
 				}
@@ -403,20 +425,16 @@ func (s *Session[I]) timers() {
 			}
 			continue
 		}
-		silent := s.now - pr.lastHeard
+		silent := s.awake - pr.lastHeard
 		if silent >= s.cfg.DisconnectTimeout {
+			pr.timedOut = true
 			s.lose(pr, fmt.Sprintf("unheard for %v", s.cfg.DisconnectTimeout))
+			s.notice(pr)
 			continue
 		}
 		if silent >= s.cfg.DisconnectNotice && !pr.interrupted {
 			pr.interrupted = true
 			s.event(Event{Kind: EventInterrupted, Handle: pr.first, Timeout: s.cfg.DisconnectTimeout - silent})
-		}
-		if pr.kicked {
-			if s.now-pr.lastSent >= keepAliveInterval {
-				s.kick(pr) // until it says goodbye, or is unheard for the timeout
-			}
-			continue
 		}
 		if s.now-pr.lastQuality >= qualityInterval {
 			pr.lastQuality = s.now
@@ -534,7 +552,7 @@ func (s *Session[I]) sendInput(pr *peer) {
 			pr.statusSent[h] = m.Status[h]
 		}
 	}
-	m.Lost, m.Quiet = s.lost, s.quiet()
+	m.Lost, m.Quiet, m.Kicked = s.lost, s.quiet(), s.kicked
 	pr.lostSent, pr.quietSent = m.Lost, m.Quiet
 	last := s.localConfirmed()
 	start := pr.acked + 1

@@ -118,8 +118,10 @@ type peer struct {
 	lastQuality time.Duration
 	lastAckSent uint64
 
-	// Receiving.
+	// Receiving: lastHeard is when it was last heard on the session's awake clock (which
+	// does not count the time this peer stalled: see Poll), heardAt on its own clock.
 	lastHeard   time.Duration
+	heardAt     time.Duration
 	interrupted bool
 	newest      uint64 // the newest tick of its inputs seen
 	newestAt    time.Duration
@@ -148,6 +150,13 @@ type peer struct {
 	reportAt  time.Duration // when its newest report arrived
 	lostSent  wire.HandleSet
 	quietSent wire.HandleSet
+	// quietAt is when the newest of its reports that had each player's peer quiet or lost
+	// arrived; hearsSince, when the first of the reports since then that have it heard did
+	// (0 while the newest has it quiet). They tell a stall from a cut link (membership.go).
+	quietAt    [MaxPlayers]time.Duration
+	hearsSince [MaxPlayers]time.Duration
+	// noticeAt is when we last told it, lost, that we lost it (KindDropped).
+	noticeAt time.Duration
 
 	// recvd is the last tick up to which we have every input it sends.
 	recvd uint64
@@ -157,8 +166,9 @@ type peer struct {
 	// lostAt and lostWhy: when and why we lost it (state peerGone).
 	lostAt  time.Duration
 	lostWhy string
-	left    bool // it said goodbye
-	kicked  bool // disconnected by hand: told to leave, its inputs no longer taken
+	left     bool // it said goodbye, or was kicked: every peer loses it, not a cut link
+	kicked   bool // disconnected by hand, here or by another peer
+	timedOut bool // lost for being unheard for the timeout
 
 	// sumResent is the tick of the last of our checksums sent to it a second time.
 	sumResent uint64
@@ -214,10 +224,16 @@ type Session[I comparable] struct {
 	hostErr          error     // a spectator's host lost
 	rnd              io.Reader // the nonces' source
 
-	// lost holds the players whose peer we have lost (membership.go); first is our
-	// lowest local handle, which decides who leaves when a link between two peers is cut.
-	lost  wire.HandleSet
-	first int
+	// lost holds the players whose peer we have lost (membership.go), kicked those whose
+	// peer we disconnected by hand; first is our lowest local handle, which decides who
+	// leaves when a link between two peers is cut.
+	lost   wire.HandleSet
+	kicked wire.HandleSet
+	first  int
+	// awake is the time this session has been running, which advances as now does but by
+	// no more than stallCredit a call: a peer whose calls stopped for seconds (a background
+	// tab, a debugger) does not count that time as the others' silence.
+	awake time.Duration
 
 	tick       uint64 // the last tick run
 	pending    []I    // the local inputs for the next tick, by handle
@@ -531,6 +547,10 @@ func (pr *peer) advantage() float64 {
 	return (pr.aheadLocal - pr.aheadRemote) / 2
 }
 
+// stallCredit is the most time one call counts as awake: half the notice, so that a peer back
+// from a stall neither times out the others nor reports them quiet before it has heard them.
+func (s *Session[I]) stallCredit() time.Duration { return s.cfg.DisconnectNotice / 2 }
+
 // Close tells the peers this one is leaving, ends the recording, if any, stops the reader
 // goroutine, if any, and closes the conn. Closing twice does nothing.
 func (s *Session[I]) Close() error {
@@ -563,8 +583,23 @@ func (s *Session[I]) Poll(now time.Duration) {
 	if s.closed {
 		return
 	}
-	s.now = max(s.now, now)
+	s.takeChecksums()
+	s.poll(now)
+}
+
+// poll is Poll once the checksums of the last requests are taken: Advance's too.
+func (s *Session[I]) poll(now time.Duration) {
+	if now > s.now {
+		s.awake += min(now-s.now, s.stallCredit())
+		s.now = now
+	}
 	s.receive()
+	// What arrived may make ticks already run final: report and record them now, so that
+	// a game that polls between ticks (or has stopped ticking) sends them on.
+	if f := min(s.confirmed(), s.tick, s.firstWrong()-1); f > s.final {
+		s.final = f
+	}
+	s.handleFinal()
 	s.timers()
 	if len(s.spectators) > 0 {
 		s.spectatorTimers()
@@ -591,8 +626,7 @@ func (s *Session[I]) Advance(now time.Duration) ([]Request[I], error) {
 		return nil, ErrClosed
 	}
 	s.takeChecksums()
-	s.handleFinal()
-	s.Poll(now)
+	s.poll(now)
 	if s.endErr != nil {
 		return nil, s.endErr
 	}
@@ -785,6 +819,10 @@ func (s *Session[I]) compareSums(pr *peer) {
 	for i := range pr.theirSums {
 		theirs := &pr.theirSums[i]
 		if theirs.tick == 0 || theirs.tick > s.finalDone && theirs.tick > s.final {
+			continue
+		}
+		if q := s.queues[max(pr.first, 0)]; !s.spectating && pr.first >= 0 && q.gone && theirs.tick > q.goneAfter {
+			*theirs = checksum{} // past its players' cutoff: a game we no longer share
 			continue
 		}
 		ours := s.ourSums[(theirs.tick/uint64(s.cfg.DesyncInterval))%checksumHistory]

@@ -15,7 +15,7 @@ const sparseSlots = 3
 // final after this call is saved when it runs, and so is every tick whose checksum the peers
 // compare (DesyncInterval).
 func (s *Session[I]) advanceSparse(next uint64) {
-	final := min(s.confirmed(), next)
+	final := min(s.known(), next) // no input can change up to it: a state to go back to
 	first := s.firstWrong()
 	if first > s.tick && final > s.saved && s.tick-s.saved >= uint64(s.window) {
 		first = s.saved + 1 // bring the saved state up to the final tick

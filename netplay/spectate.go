@@ -147,11 +147,11 @@ func (s *Session[I]) spectatorTimers() {
 				pr.syncStarted = true
 				s.syncRequest(pr)
 			}
-			if s.now-pr.lastHeard >= s.cfg.DisconnectTimeout {
+			if s.awake-pr.lastHeard >= s.cfg.DisconnectTimeout {
 				s.dropSpectator(pr)
 				i--
 			}
-		case s.now-pr.lastHeard >= s.cfg.DisconnectTimeout || pr.acked+s.historyTicks() <= s.finalDone:
+		case s.awake-pr.lastHeard >= s.cfg.DisconnectTimeout || pr.acked+s.historyTicks() <= s.finalDone:
 			s.dropSpectator(pr)
 			i--
 		case pr.acked < s.finalDone || s.now-pr.lastSent >= keepAliveInterval:

@@ -38,12 +38,15 @@ var (
 	faultLastTick   = newFault("Input.Status.LastTick", "truncated or not NoTick to MaxTick")
 	faultLost       = newFault("Input.Lost", "flagged but missing or empty")
 	faultQuiet      = newFault("Input.Quiet", "flagged but missing or empty")
+	faultKicked     = newFault("Input.Kicked", "flagged but missing or empty")
 	faultInputsLen  = newFault("Input.InputsLen", "negative or over the Inputs array")
 	faultInputs     = newFault("Input.Inputs", "do not decompress to Count ticks of every handle")
 	faultAhead      = newFault("QualityReport.TicksAhead", "truncated or out of int32")
 	faultPing       = newFault("PingSent", "truncated")
 	faultTick       = newFault("ChecksumReport.Tick", "truncated or not 0 to MaxTick")
 	faultSum        = newFault("ChecksumReport.Sum", "truncated")
+	faultCutoff     = newFault("Dropped.Cutoff", "truncated, not NoTick to MaxTick, or unknown flags")
+	faultCookie     = newFault("Cookie", "truncated")
 )
 
 // Append appends the packet of m to dst and returns the extended slice. Only the fields of
@@ -61,8 +64,20 @@ func Append(dst []byte, m *Message) ([]byte, error) {
 	dst = le.AppendUint16(dst, m.Seq)
 	var f *fault
 	switch m.Kind {
-	case KindSyncRequest, KindSyncReply, KindSpectate:
+	case KindSyncRequest, KindSyncReply:
 		dst = le.AppendUint32(dst, m.Nonce)
+	case KindSpectate:
+		dst = le.AppendUint32(dst, m.Nonce)
+		dst = le.AppendUint32(dst, m.Cookie)
+	case KindCookie:
+		dst = le.AppendUint32(dst, m.Cookie)
+	case KindDropped:
+		if m.Cutoff < NoTick || m.Cutoff > MaxTick || m.DropFlags&^dropFlagsAll != 0 {
+			f = &faultCutoff
+		} else {
+			dst = appendUvarint(dst, uint64(m.Cutoff+1))
+			dst = append(dst, m.DropFlags)
+		}
 	case KindInput:
 		if f = checkInput(m); f == nil {
 			dst = appendUvarint(dst, uint64(m.StartTick))
@@ -80,6 +95,9 @@ func Append(dst []byte, m *Message) ([]byte, error) {
 			if m.Quiet != 0 {
 				players |= quietFollows
 			}
+			if m.Kicked != 0 {
+				players |= kickedFollows
+			}
 			dst = append(dst, byte(m.Handles), byte(m.InputSize), byte(m.Count), players, disconnected)
 			for i := range m.Players {
 				dst = appendUvarint(dst, uint64(m.Status[i].LastTick+1))
@@ -89,6 +107,9 @@ func Append(dst []byte, m *Message) ([]byte, error) {
 			}
 			if m.Quiet != 0 {
 				dst = append(dst, byte(m.Quiet))
+			}
+			if m.Kicked != 0 {
+				dst = append(dst, byte(m.Kicked))
 			}
 			dst = append(dst, m.Inputs[:m.InputsLen]...)
 		}
@@ -194,6 +215,23 @@ func Decode(pkt []byte, m *Message) error {
 			return faultNonce.malformed
 		}
 		m.Nonce = v
+		if m.Kind == KindSpectate {
+			if m.Cookie, ok = r.uint32(); !ok {
+				return faultCookie.malformed
+			}
+		}
+	case KindCookie:
+		v, ok := r.uint32()
+		if !ok {
+			return faultCookie.malformed
+		}
+		m.Cookie = v
+	case KindDropped:
+		t, ok := r.tick(NoTick)
+		if !ok || len(r.b) == 0 || r.b[0]&^dropFlagsAll != 0 {
+			return faultCutoff.malformed
+		}
+		m.Cutoff, m.DropFlags, r.b = t, r.b[0], r.b[1:]
 	case KindInput:
 		if err := decodeInput(&r, m); err != nil {
 			return err
@@ -246,8 +284,9 @@ func Decode(pkt []byte, m *Message) error {
 
 // Flags in an Input's players byte: the Lost and Quiet sets follow the statuses.
 const (
-	lostFollows  = 0x80
-	quietFollows = 0x40
+	lostFollows   = 0x80
+	quietFollows  = 0x40
+	kickedFollows = 0x20
 )
 
 func decodeInput(r *reader, m *Message) error {
@@ -263,7 +302,7 @@ func decodeInput(r *reader, m *Message) error {
 	}
 	handles, size, count, players, disconnected := r.b[0], r.b[1], r.b[2], r.b[3], r.b[4]
 	r.b = r.b[5:]
-	flags := players & (lostFollows | quietFollows)
+	flags := players & (lostFollows | quietFollows | kickedFollows)
 	players &^= flags
 	m.Handles, m.InputSize, m.Count, m.Players = HandleSet(handles), int(size), int(count), int(players)
 	for i := range min(m.Players, MaxPlayers) {
@@ -285,6 +324,12 @@ func decodeInput(r *reader, m *Message) error {
 			return faultQuiet.malformed
 		}
 		m.Quiet, r.b = HandleSet(r.b[0]), r.b[1:]
+	}
+	if flags&kickedFollows != 0 {
+		if len(r.b) == 0 || r.b[0] == 0 {
+			return faultKicked.malformed
+		}
+		m.Kicked, r.b = HandleSet(r.b[0]), r.b[1:]
 	}
 	m.InputsLen = copy(m.Inputs[:], r.b)
 	r.b = r.b[m.InputsLen:]

@@ -8,7 +8,7 @@
 // use and never sizes anything by what a packet claims: a hostile or corrupt packet costs a
 // returned error (wrapping ErrMalformed or ErrVersion), never a panic or an allocation.
 //
-// # Format, version 1
+// # Format, version 2
 //
 // Every packet is one datagram of at most MaxPacket (508) bytes. Integers are little-endian;
 // a uvarint is LEB128 as encoding/binary writes it, in its shortest form (a longer form of the
@@ -19,7 +19,7 @@
 //
 //	packet  = magic:2 version:1 kind:1 session:uint32 seq:uint16 body
 //	magic   = E7 4E
-//	version = 01
+//	version = 02
 //
 // A packet with another magic is malformed; another version gives ErrVersion. The body of each
 // kind, which must end the packet exactly:
@@ -28,7 +28,7 @@
 //	2 SyncReply      nonce:uint32                the request's, echoed
 //	3 Input          start:uvarint ack+1:uvarint handles:byte size:byte count:byte
 //	                 players:byte disconnected:byte (last+1:uvarint)×players
-//	                 [lost:byte] [quiet:byte] inputs:rest
+//	                 [lost:byte] [quiet:byte] [kicked:byte] inputs:rest
 //	4 InputAck       ack+1:uvarint
 //	5 QualityReport  ticksAhead:varint (int32) pingSent:int64
 //	6 QualityReply   pingSent:int64               the report's, echoed
@@ -36,7 +36,9 @@
 //	8 KeepAlive      (empty)
 //	9 Bye            (empty)
 //	10 Kick          (empty)
-//	11 Spectate      nonce:uint32                a spectator's handshake request
+//	11 Spectate      nonce:uint32 cookie:uint32  a spectator's handshake request, cookie 0 or the host's
+//	12 Dropped       cutoff+1:uvarint flags:byte the sender lost the receiver; flags bit 0 silent, bit 1 kicked
+//	13 Cookie        cookie:uint32               the host's answer to a Spectate from an address not yet proven
 //
 // Any other kind is malformed.
 //
@@ -47,9 +49,9 @@
 // if count is not 0. players (0 to 8) is the number of players whose connection status
 // follows: bit i of disconnected says player i is disconnected (bits from players on must be
 // 0), and last is the last tick of player i's input the sender has confirmed. The players byte's
-// top two bits are flags: bit 7 says a lost byte follows the statuses, bit 6 a quiet byte
-// (the sets of players whose peer the sender has lost, and has not heard from for a while);
-// a set that follows is not empty, and bits 5 and 4 are 0. inputs, the rest
+// top three bits are flags: bit 7 says a lost byte follows the statuses, bit 6 a quiet byte,
+// bit 5 a kicked byte (the sets of players whose peer the sender has lost, has not heard from
+// for a while, and disconnected by hand); a set that follows is not empty, and bit 4 is 0. inputs, the rest
 // of the packet, are count ticks of input compressed as below, and must decompress to exactly
 // count × handles × size bytes.
 //

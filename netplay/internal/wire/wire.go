@@ -9,7 +9,7 @@ import (
 // Version is the protocol version this package writes and the only one it reads. A change that
 // an older peer would misread (a new kind, a new field) takes a new version; a peer then drops
 // the other's packets with ErrVersion instead of misreading them.
-const Version = 1
+const Version = 2
 
 // The limits of a packet and of what it carries. Decode rejects a packet that exceeds any of
 // them; Append refuses a message that does.
@@ -80,14 +80,23 @@ const (
 	// players by hand.
 	KindKick
 	// KindSpectate starts (and repeats) a spectator's handshake with a host, as
-	// KindSyncRequest starts a player's; the host answers with a SyncReply.
+	// KindSyncRequest starts a player's; the host answers with a SyncReply once the
+	// spectator's address is proven (it echoes the host's Cookie), and with a Cookie before.
 	KindSpectate
+	// KindDropped tells the receiver that the sender has lost its peer: Cutoff is the tick
+	// after which the sender disconnected the receiver's players (NoTick while it has not),
+	// and DropFlags says why (DroppedSilent, DroppedKicked; neither for a failed link).
+	KindDropped
+	// KindCookie answers a Spectate from an address not yet proven: the spectator sends its
+	// Spectate again with this Cookie, which proves it receives what is sent to it.
+	KindCookie
 
 	kindEnd // one past the last kind
 )
 
 var kindNames = [...]string{"Kind(0)", "SyncRequest", "SyncReply", "Input", "InputAck",
-	"QualityReport", "QualityReply", "ChecksumReport", "KeepAlive", "Bye", "Kick", "Spectate"}
+	"QualityReport", "QualityReply", "ChecksumReport", "KeepAlive", "Bye", "Kick", "Spectate",
+	"Dropped", "Cookie"}
 
 // String returns the kind's name, as "Input", or "Kind(N)" for a value that is not a kind.
 func (k Kind) String() string {
@@ -172,6 +181,9 @@ type Message struct {
 	// Quiet (Input) is the set of players whose peer the sender has not heard from for a
 	// while (its disconnect notice) but has not lost yet.
 	Quiet HandleSet
+	// Kicked (Input) is the set of players whose peer the sender disconnected by hand: every
+	// peer loses it too.
+	Kicked HandleSet
 	// Inputs[:InputsLen] (Input) are the inputs, compressed as CompressInputs does; they
 	// decompress to Count*Handles.Len()*InputSize bytes. Set them with PackInputs and read
 	// them with UnpackInputs.
@@ -189,7 +201,29 @@ type Message struct {
 	Tick int64
 	// Sum (ChecksumReport) is the game's checksum of its state after Tick.
 	Sum uint64
+
+	// Cutoff (Dropped) is the tick after which the sender disconnected the receiver's
+	// players, NoTick while it has not; NoTick to MaxTick.
+	Cutoff int64
+	// DropFlags (Dropped) says why the sender lost the receiver.
+	DropFlags uint8
+
+	// Cookie (Spectate, Cookie) proves a spectator's address: the host's Cookie, echoed by
+	// the spectator's next Spectate; 0 in a Spectate that has none yet.
+	Cookie uint32
 }
+
+// DropFlags of a Dropped message. Neither set: the link from the receiver failed while others
+// still hear it (the receiver loses the sender in turn).
+const (
+	// DroppedSilent: every peer the sender hears stopped hearing the receiver too (it
+	// stalled, or its network did): the receiver leaves the game.
+	DroppedSilent uint8 = 1 << iota
+	// DroppedKicked: a peer disconnected the receiver's players by hand.
+	DroppedKicked
+
+	dropFlagsAll = DroppedSilent | DroppedKicked
+)
 
 // Errors. Every error Decode returns wraps ErrMalformed or ErrVersion; every error Append
 // returns wraps ErrInvalid or ErrTooLarge. Test with errors.Is. The errors Decode and Append

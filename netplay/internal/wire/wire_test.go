@@ -41,6 +41,12 @@ func sample() []Message {
 		{Header: hdr(KindBye)},
 		{Header: hdr(KindKick)},
 		{Header: hdr(KindSpectate), Nonce: 7},
+		{Header: hdr(KindSpectate), Nonce: 7, Cookie: math.MaxUint32},
+		{Header: hdr(KindInput), AckTick: 5, InputSize: 1, Players: 3, Lost: 0b100, Quiet: 0b001, Kicked: 0b010},
+		{Header: hdr(KindDropped), Cutoff: NoTick},
+		{Header: hdr(KindDropped), Cutoff: MaxTick, DropFlags: DroppedSilent | DroppedKicked},
+		{Header: hdr(KindDropped), Cutoff: 173, DropFlags: DroppedKicked},
+		{Header: hdr(KindCookie), Cookie: 0xdeadbeef},
 	}
 }
 
@@ -80,7 +86,7 @@ func TestExactBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []byte{0xE7, 0x4E, 1, 3, 1, 2, 3, 4, 5, 6, // header
+	want := []byte{0xE7, 0x4E, 2, 3, 1, 2, 3, 4, 5, 6, // header
 		0xAC, 0x02, 0x00, // start 300, ack NoTick+1
 		0x02, 1, 6, 2, 0b10, // handles, size, count, players, disconnected
 		0x00, 0x01, // last+1 of each player
@@ -253,7 +259,7 @@ func TestDecodeRejects(t *testing.T) {
 		panic(k)
 	}
 	edit := func(p []byte, f func([]byte) []byte) []byte { return f(bytes.Clone(p)) }
-	hdr := []byte{0xE7, 0x4E, 1, 0, 0, 0, 0, 0, 0, 0}
+	hdr := []byte{0xE7, 0x4E, Version, 0, 0, 0, 0, 0, 0, 0}
 	with := func(k Kind, body ...byte) []byte {
 		p := bytes.Clone(hdr)
 		p[3] = byte(k)
@@ -269,10 +275,17 @@ func TestDecodeRejects(t *testing.T) {
 		{"empty", nil, ErrMalformed, "header"},
 		{"short header", hdr[:9], ErrMalformed, "header"},
 		{"magic", edit(hdr, func(p []byte) []byte { p[0] = 'G'; return p }), ErrMalformed, "header.magic"},
-		{"version 2", edit(good(KindKeepAlive), func(p []byte) []byte { p[2] = 2; return p }), ErrVersion, "header.version"},
+		{"version 1", edit(good(KindKeepAlive), func(p []byte) []byte { p[2] = 1; return p }), ErrVersion, "header.version"},
+		{"version 3", edit(good(KindKeepAlive), func(p []byte) []byte { p[2] = 3; return p }), ErrVersion, "header.version"},
 		{"version 0", edit(good(KindKeepAlive), func(p []byte) []byte { p[2] = 0; return p }), ErrVersion, "header.version"},
 		{"kind 0", with(0), ErrMalformed, "header.kind"},
-		{"kind 12", with(12), ErrMalformed, "header.kind"},
+		{"kind 14", with(14), ErrMalformed, "header.kind"},
+		{"spectate no cookie", with(KindSpectate, 1, 2, 3, 4), ErrMalformed, "Cookie"},
+		{"cookie short", with(KindCookie, 1, 2, 3), ErrMalformed, "Cookie"},
+		{"dropped empty", with(KindDropped), ErrMalformed, "Dropped.Cutoff"},
+		{"dropped no flags", with(KindDropped, 0), ErrMalformed, "Dropped.Cutoff"},
+		{"dropped unknown flag", with(KindDropped, 0, 4), ErrMalformed, "Dropped.Cutoff"},
+		{"dropped trailing", with(KindDropped, 0, 1, 0), ErrMalformed, "packet"},
 		{"kind 255", with(255), ErrMalformed, "header.kind"},
 		{"too long", append(good(KindKeepAlive), make([]byte, MaxPacket)...), ErrMalformed, "packet"},
 		{"keepalive trailing", append(good(KindKeepAlive), 0), ErrMalformed, "packet"},
@@ -302,7 +315,8 @@ func TestDecodeRejects(t *testing.T) {
 		{"input lost missing", in(0, 0, 1, 1, 0, 0x80, 0), ErrMalformed, "Input.Lost"},
 		{"input lost empty", in(0, 0, 1, 1, 0, 0x80, 0, 0), ErrMalformed, "Input.Lost"},
 		{"input quiet empty", in(0, 0, 1, 1, 0, 0xC0, 0, 1, 0), ErrMalformed, "Input.Quiet"},
-		{"input flags 0x20", in(0, 0, 1, 1, 0, 0x20, 0, 0, 0, 0, 0, 0, 0, 0, 0), ErrMalformed, "Input.Players"},
+		{"input kicked empty", in(0, 0, 1, 1, 0, 0x20, 0, 0), ErrMalformed, "Input.Kicked"},
+		{"input flags 0x10", in(0, 0, 1, 1, 0, 0x10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), ErrMalformed, "Input.Players"},
 		{"input players 9", in(0, 0, 1, 1, 0, 9, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), ErrMalformed, "Input.Players"},
 		{"input disconnected past players", in(0, 0, 1, 1, 0, 1, 0b10, 0), ErrMalformed, "Input.Status"},
 		{"input last tick missing", in(0, 0, 1, 1, 0, 2, 0, 0), ErrMalformed, "Input.Status.LastTick"},
@@ -338,7 +352,9 @@ func TestAppendRejects(t *testing.T) {
 		field string
 	}{
 		{"kind 0", func(m *Message) { m.Kind = 0 }, ErrInvalid, "header.kind"},
-		{"kind 12", func(m *Message) { m.Kind = 12 }, ErrInvalid, "header.kind"},
+		{"kind 14", func(m *Message) { m.Kind = 14 }, ErrInvalid, "header.kind"},
+		{"dropped cutoff", func(m *Message) { m.Kind, m.Cutoff = KindDropped, -2 }, ErrInvalid, "Dropped.Cutoff"},
+		{"dropped flags", func(m *Message) { m.Kind, m.DropFlags = KindDropped, 4 }, ErrInvalid, "Dropped.Cutoff"},
 		{"start -1", func(m *Message) { m.StartTick = -1 }, ErrInvalid, "Input.StartTick"},
 		{"start past MaxTick", func(m *Message) { m.StartTick = MaxTick + 1 }, ErrInvalid, "Input.StartTick"},
 		{"ack -2", func(m *Message) { m.AckTick = -2 }, ErrInvalid, "AckTick"},
