@@ -164,8 +164,8 @@ type peer struct {
 	spectator bool
 
 	// lostAt and lostWhy: when and why we lost it (state peerGone).
-	lostAt  time.Duration
-	lostWhy string
+	lostAt   time.Duration
+	lostWhy  string
 	left     bool // it said goodbye, or was kicked: every peer loses it, not a cut link
 	kicked   bool // disconnected by hand, here or by another peer
 	timedOut bool // lost for being unheard for the timeout
