@@ -100,6 +100,8 @@ type Conn struct {
 	wake     chan struct{} // closed when readers blocked in ReadFrom should look again
 	deadline time.Time
 	stats    Stats
+	// flushTimeout bounds Close's wait for the datagrams written to be sent.
+	flushTimeout time.Duration
 }
 
 var _ net.PacketConn = (*Conn)(nil)
@@ -107,7 +109,7 @@ var _ net.PacketConn = (*Conn)(nil)
 // newConn returns the Conn of member index of a room of size, its members to be connected.
 func newConn(room string, index, size, queueLen int) *Conn {
 	c := &Conn{local: Addr{Room: room, Index: index}, size: size, members: make([]*member, size),
-		queue: make([]received, queueLen), done: make(chan struct{})}
+		queue: make([]received, queueLen), done: make(chan struct{}), flushTimeout: FlushTimeout}
 	for i := range size {
 		c.addrs = append(c.addrs, Addr{Room: room, Index: i})
 	}
@@ -172,7 +174,7 @@ func (c *Conn) deliver(i int, data []byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	switch {
-	case c.closed || c.members[i].closed:
+	case c.closed:
 		return
 	case len(data) > MaxDatagram:
 		c.stats.Oversized++
@@ -188,7 +190,8 @@ func (c *Conn) deliver(i int, data []byte) {
 	c.wakeLocked()
 }
 
-// memberClosed marks member i's channel closed: nothing more is read from it.
+// memberClosed marks member i's channel closed: nothing more is written to it. What it
+// delivered before it closed (its goodbye, often, a moment before) is still read.
 func (c *Conn) memberClosed(i int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -349,8 +352,22 @@ func (c *Conn) indexOf(addr net.Addr) int {
 	return a.Index
 }
 
+// FlushTimeout is how long Close waits at most, by default, for the datagrams already written
+// to reach the other members before it closes the connections with them (see Close).
+const FlushTimeout = 500 * time.Millisecond
+
+// flushPoll is how often Close looks at what the data channels still hold.
+const flushPoll = time.Millisecond
+
 // Close closes every data channel and peer connection; blocked reads return net.ErrClosed.
 // Closing twice returns an error.
+//
+// The datagrams written last (a netplay session's goodbye, written just before it closes its
+// conn) are not dropped: Close first waits, up to FlushTimeout (see SetFlushTimeout), until
+// every open data channel has sent all it holds, as a datagram written to a UDP socket goes
+// out before the socket closes. Natively that is once the member has acknowledged it, some
+// milliseconds on a LAN; in a browser, once the browser has sent it. A member that is gone or
+// unreachable costs the wait in full.
 func (c *Conn) Close() error {
 	c.mu.Lock()
 	if c.closed {
@@ -362,8 +379,40 @@ func (c *Conn) Close() error {
 	c.wakeLocked()
 	clear(c.queue) // the datagrams unread are dropped
 	c.head, c.used = 0, 0
+	wait := c.flushTimeout
 	c.mu.Unlock()
+	if wait > 0 {
+		c.flush(time.Now().Add(wait))
+	}
 	return closeMembers(c.members)
+}
+
+// SetFlushTimeout sets how long Close waits at most for the datagrams written to reach the
+// other members: FlushTimeout until set; 0 (or less) closes at once, the datagrams written
+// last going out only as far as they have got by then. In a browser, a page's pagehide
+// handler must close at once: a Go function called from JavaScript must not block.
+func (c *Conn) SetFlushTimeout(d time.Duration) {
+	c.mu.Lock()
+	c.flushTimeout = d
+	c.mu.Unlock()
+}
+
+// flush waits until the data channels still open hold nothing to send (natively: nothing
+// unacknowledged), or until deadline.
+func (c *Conn) flush(deadline time.Time) {
+	for {
+		pending := false
+		for _, m := range c.members {
+			if m != nil && m.dc != nil && m.dc.ReadyState() == webrtc.DataChannelStateOpen && m.dc.BufferedAmount() > 0 {
+				pending = true
+				break
+			}
+		}
+		if !pending || !time.Now().Before(deadline) {
+			return
+		}
+		time.Sleep(flushPoll)
+	}
 }
 
 // closeMembers closes the peer connections of members, returning their errors.

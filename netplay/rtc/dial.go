@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/coder/websocket"
@@ -75,9 +77,9 @@ func Dial(ctx context.Context, lobbyURL, room string, size int, opts *Options) (
 	case o.QueueLen == 0:
 		o.QueueLen = DefaultQueueLen
 	}
-	ws, _, err := websocket.Dial(ctx, lobbyURL, nil)
+	ws, resp, err := websocket.Dial(ctx, lobbyURL, nil)
 	if err != nil {
-		return nil, fmt.Errorf("rtc: dialling the lobby: %w", err)
+		return nil, dialError(lobbyURL, resp, err)
 	}
 	ws.SetReadLimit(1 << 20)
 	d := &dialer{ws: ws, room: room, size: size, opts: o, api: newAPI(&o),
@@ -101,6 +103,24 @@ func Dial(ctx context.Context, lobbyURL, room string, size int, opts *Options) (
 	ws.Close(websocket.StatusNormalClosure, "connected")
 	<-d.readerDone
 	return conn, nil
+}
+
+// LobbyPath is the path at which cmd/lobby and cmd/duelweb serve their lobby's WebSocket.
+const LobbyPath = "/ws"
+
+// dialError is the error of a WebSocket dial to the lobby at lobbyURL that failed with err and,
+// where the server answered but not as a WebSocket, resp: a server with no lobby at that path
+// (such as a URL without the /ws) is told as such.
+func dialError(lobbyURL string, resp *http.Response, err error) error {
+	if resp == nil || resp.StatusCode == 0 || resp.StatusCode == http.StatusSwitchingProtocols {
+		return fmt.Errorf("rtc: dialling the lobby: %w", err)
+	}
+	status := fmt.Sprintf("%d %s", resp.StatusCode, http.StatusText(resp.StatusCode))
+	hint := ""
+	if u, perr := url.Parse(lobbyURL); perr == nil && u.Path != LobbyPath {
+		hint = fmt.Sprintf("; cmd/lobby and cmd/duelweb serve their lobby at %s: %s://%s%s", LobbyPath, u.Scheme, u.Host, LobbyPath)
+	}
+	return fmt.Errorf("rtc: no lobby at %s: the server answered %s, not a WebSocket%s: %w", lobbyURL, status, hint, err)
 }
 
 // event is what pion's callbacks tell Dial.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"runtime"
@@ -364,6 +365,41 @@ func TestDialErrors(t *testing.T) {
 	ln.Close()
 	if _, err := rtc.Dial(ctx, "ws://"+addr+"/", "x", 2, nil); err == nil {
 		t.Error("Dial to no lobby succeeded")
+	}
+}
+
+// TestDialNoLobbyAtPath: a server that has its lobby at /ws answers 404 Not Found at the URL
+// without the /ws; Dial says that there is no lobby there, and where lobbies are served.
+func TestDialNoLobbyAtPath(t *testing.T) {
+	l, err := lobby.New(lobby.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle(rtc.LobbyPath, l)
+	srv := httptest.NewServer(mux)
+	t.Cleanup(func() {
+		srv.Close()
+		l.Close(context.Background())
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), guard)
+	defer cancel()
+	host := strings.TrimPrefix(srv.URL, "http://")
+	for _, url := range []string{"ws://" + host, "ws://" + host + "/", "ws://" + host + "/lobby"} {
+		_, err := rtc.Dial(ctx, url, "x", 2, nil)
+		want := "rtc: no lobby at " + url + ": the server answered 404 Not Found, not a WebSocket; " +
+			"cmd/lobby and cmd/duelweb serve their lobby at /ws: ws://" + host + "/ws: "
+		if err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("Dial(%s): %v\nwant it to begin %q", url, err, want)
+		}
+	}
+	// At /ws itself, a 404 says only that there is no lobby.
+	srv404 := httptest.NewServer(http.NotFoundHandler())
+	defer srv404.Close()
+	url := "ws" + strings.TrimPrefix(srv404.URL, "http") + "/ws"
+	_, err = rtc.Dial(ctx, url, "x", 2, nil)
+	if want := "rtc: no lobby at " + url + ": the server answered 404 Not Found, not a WebSocket: "; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("Dial(%s): %v\nwant it to begin %q", url, err, want)
 	}
 }
 
