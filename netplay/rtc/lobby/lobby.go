@@ -235,12 +235,7 @@ func (s *Server) Stats() Stats {
 // new ones, and waits for their handlers to return, or for ctx to end (then it returns ctx's
 // error).
 func (s *Server) Close(ctx context.Context) error {
-	s.mu.Lock()
-	s.closed = true
-	for p := range s.peers {
-		p.end(websocket.StatusGoingAway, "the lobby is shutting down", "the lobby is shutting down")
-	}
-	s.mu.Unlock()
+	s.closing()
 	done := make(chan struct{})
 	go func() {
 		s.wg.Wait()
@@ -251,6 +246,16 @@ func (s *Server) Close(ctx context.Context) error {
 		return nil
 	case <-ctx.Done():
 		return fmt.Errorf("lobby: closing: %w", ctx.Err())
+	}
+}
+
+// closing marks the lobby closed and ends every peer.
+func (s *Server) closing() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	for p := range s.peers {
+		p.end(websocket.StatusGoingAway, "the lobby is shutting down", "the lobby is shutting down")
 	}
 }
 
@@ -268,22 +273,34 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p := &peer{s: s, ws: ws, remote: r.RemoteAddr, out: make(chan []byte, queued), stop: make(chan struct{}),
 		written: make(chan struct{}), tokens: float64(s.cfg.Burst), last: time.Now()}
 	go p.write()
+	if s.admit(p) {
+		p.read()
+		s.leave(p)
+	}
+	// A peer refused here is not read: the writer tells it why and closes its socket, reading
+	// (and dropping) what the peer sent meanwhile as it waits for its side of the closing
+	// handshake.
+	<-p.written
+}
+
+// admit counts p among the lobby's peers and starts its timeout, or refuses it if the lobby is
+// closing or full, and reports whether it admitted it.
+func (s *Server) admit(p *peer) bool {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	switch {
 	case s.closed:
 		s.refuseLocked(p, RefusedShutdown, websocket.StatusGoingAway, "the lobby is shutting down")
+		return false
 	case len(s.peers) >= s.cfg.MaxConns:
 		s.refuseLocked(p, RefusedConns, websocket.StatusTryAgainLater,
 			fmt.Sprintf("the lobby is full: %d peers are connected", s.cfg.MaxConns))
-	default:
-		s.peers[p] = struct{}{}
-		p.due = time.Now().Add(s.cfg.SignalTimeout)
-		p.timer = time.AfterFunc(s.cfg.SignalTimeout, p.timeout)
+		return false
 	}
-	s.mu.Unlock()
-	p.read()
-	s.leave(p)
-	<-p.written
+	s.peers[p] = struct{}{}
+	p.due = time.Now().Add(s.cfg.SignalTimeout)
+	p.timer = time.AfterFunc(s.cfg.SignalTimeout, p.timeout)
+	return true
 }
 
 // read reads the peer's messages and handles each until the socket fails or is closed.
@@ -312,23 +329,35 @@ func (p *peer) read() {
 				refusal, why = RefusedProtocol, fmt.Sprintf("malformed JSON: %v", err)
 			}
 		}
-		s.mu.Lock()
-		if refusal == "" {
-			refusal, why = s.handleLocked(p, &m)
-		}
-		if refusal != "" {
-			s.logf("lobby: refused %v: %s", p.remote, why)
-			code := websocket.StatusPolicyViolation
-			if refusal == RefusedTooBig {
-				code = websocket.StatusMessageTooBig
-			}
-			s.refuseLocked(p, refusal, code, why)
-		}
-		s.mu.Unlock()
-		if refusal != "" {
+		if !s.handle(p, &m, refusal, why) {
 			return
 		}
 	}
+}
+
+// handle carries out the message m of p, or refuses p for refusal and why if refusal is not
+// empty or if m breaks the protocol or a limit. It reports whether p may send more: not if it
+// was refused, or has been ended meanwhile (timed out, too slow, the lobby closing), whose
+// messages are dropped.
+func (s *Server) handle(p *peer, m *signal.Message, refusal, why string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p.ended() {
+		return false
+	}
+	if refusal == "" {
+		refusal, why = s.handleLocked(p, m)
+	}
+	if refusal == "" {
+		return true
+	}
+	s.logf("lobby: refused %v: %s", p.remote, why)
+	code := websocket.StatusPolicyViolation
+	if refusal == RefusedTooBig {
+		code = websocket.StatusMessageTooBig
+	}
+	s.refuseLocked(p, refusal, code, why)
+	return false
 }
 
 // allow reports whether the peer may send a message at now (a token bucket of Burst tokens
@@ -566,6 +595,16 @@ func (p *peer) end(code websocket.StatusCode, errText, reason string) {
 		p.code, p.errText, p.reason = code, errText, reason
 		close(p.stop)
 	})
+}
+
+// ended reports whether end has been called.
+func (p *peer) ended() bool {
+	select {
+	case <-p.stop:
+		return true
+	default:
+		return false
+	}
 }
 
 // write writes p's queued messages until end, then the error message, if any, and closes the

@@ -1,10 +1,14 @@
 package lobby
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http/httptest"
 	"strings"
 	"sync"
@@ -504,5 +508,159 @@ func peerRun(url, room string, payload []byte) error {
 			}
 			return err
 		}
+	}
+}
+
+// rawPeer is a peer over a bare TCP connection: it sends its WebSocket upgrade and its first
+// messages in one write, as a client may, and reads only when told to.
+type rawPeer struct {
+	t    *testing.T
+	conn net.Conn
+	r    *bufio.Reader
+}
+
+// dialRaw connects to the lobby at url and sends, in one write, the upgrade request and msgs
+// as masked text frames; it does not wait for the answer.
+func dialRaw(t *testing.T, url string, msgs ...string) *rawPeer {
+	t.Helper()
+	host := strings.TrimPrefix(url, "ws://")
+	conn, err := net.Dial("tcp", host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "GET / HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"+
+		"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n", host)
+	for _, m := range msgs {
+		b.Write(maskedFrame([]byte(m)))
+	}
+	if _, err := conn.Write(b.Bytes()); err != nil {
+		t.Fatal(err)
+	}
+	return &rawPeer{t: t, conn: conn, r: bufio.NewReader(conn)}
+}
+
+// maskedFrame is a client's text frame holding p (with a mask of zeros: the protocol asks for
+// a mask, not a random one from a test).
+func maskedFrame(p []byte) []byte {
+	var f []byte
+	switch n := len(p); {
+	case n < 126:
+		f = []byte{0x81, 0x80 | byte(n)}
+	case n < 1<<16:
+		f = []byte{0x81, 0x80 | 126, byte(n >> 8), byte(n)}
+	default:
+		f = []byte{0x81, 0x80 | 127}
+		f = binary.BigEndian.AppendUint64(f, uint64(n))
+	}
+	f = append(f, 0, 0, 0, 0)
+	return append(f, p...)
+}
+
+// readUntil reads what the lobby sends until it holds want, failing if the connection ends
+// first.
+func (p *rawPeer) readUntil(want string) {
+	p.t.Helper()
+	p.conn.SetReadDeadline(time.Now().Add(guard))
+	var got []byte
+	buf := make([]byte, 4096)
+	for !bytes.Contains(got, []byte(want)) {
+		n, err := p.r.Read(buf)
+		got = append(got, buf[:n]...)
+		if err != nil {
+			p.t.Fatalf("read %q, then %v; want %q", got, err, want)
+		}
+	}
+}
+
+// statsWithin returns the lobby's stats, failing the test if Stats does not return.
+func statsWithin(t *testing.T, l *Server) Stats {
+	t.Helper()
+	got := make(chan Stats, 1)
+	go func() { got <- l.Stats() }()
+	select {
+	case st := <-got:
+		return st
+	case <-time.After(guard):
+		t.Fatal("Stats did not return: the lobby's lock is held")
+		return Stats{}
+	}
+}
+
+// TestRefusedWithJoin: a peer refused as it connects (the lobby at MaxConns, or closing) whose
+// join came in the same write as its upgrade is refused like any other; the lobby serves on,
+// and its Stats and Close return.
+func TestRefusedWithJoin(t *testing.T) {
+	join := `{"type":"join","room":"r","size":2}`
+	t.Run("conns", func(t *testing.T) {
+		l, err := New(Config{MaxConns: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := httptest.NewServer(l)
+		defer srv.Close()
+		url := "ws" + strings.TrimPrefix(srv.URL, "http")
+		first := dial(t, url)
+		first.send(signal.Message{Type: signal.TypeJoin, Room: "r", Size: 2})
+		first.expect(signal.TypeJoined)
+		for range 3 {
+			p := dialRaw(t, url, join)
+			p.readUntil("the lobby is full: 1 peers are connected")
+			p.conn.Close()
+		}
+		waitStatsWithin(t, l, func(st Stats) bool { return st.Refused[RefusedConns] == 3 })
+		if st := statsWithin(t, l); st.Peers != 1 || st.Joins != 1 {
+			t.Errorf("stats %+v", st)
+		}
+		// The lobby serves on: once the first has left, another takes its place.
+		first.ws.CloseNow()
+		waitStatsWithin(t, l, func(st Stats) bool { return st.Peers == 0 })
+		next := dial(t, url)
+		next.send(signal.Message{Type: signal.TypeJoin, Room: "r", Size: 2})
+		next.expect(signal.TypeJoined)
+		closeWithin(t, l)
+	})
+	t.Run("closing", func(t *testing.T) {
+		l, err := New(Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := httptest.NewServer(l)
+		defer srv.Close()
+		url := "ws" + strings.TrimPrefix(srv.URL, "http")
+		closeWithin(t, l)
+		for range 3 {
+			p := dialRaw(t, url, join)
+			p.readUntil("the lobby is shutting down")
+			p.conn.Close()
+		}
+		waitStatsWithin(t, l, func(st Stats) bool { return st.Refused[RefusedShutdown] == 3 })
+		if st := statsWithin(t, l); st.Peers != 0 || st.Joins != 0 || st.Rooms != 0 {
+			t.Errorf("stats %+v", st)
+		}
+		closeWithin(t, l)
+	})
+}
+
+// waitStatsWithin is waitStats with every call to Stats bounded.
+func waitStatsWithin(t *testing.T, l *Server, ok func(Stats) bool) {
+	t.Helper()
+	deadline := time.Now().Add(guard)
+	for st := statsWithin(t, l); !ok(st); st = statsWithin(t, l) {
+		if time.Now().After(deadline) {
+			t.Fatalf("stats %+v", st)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// closeWithin closes the lobby, failing the test if it does not return.
+func closeWithin(t *testing.T, l *Server) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), guard)
+	defer cancel()
+	if err := l.Close(ctx); err != nil {
+		t.Fatal(err)
 	}
 }
