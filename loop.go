@@ -178,7 +178,8 @@ func (l *Loop) Window() Window { return l.win }
 //	if err := loop.Err(); err != nil { ... }
 //
 // The sequence ends when the window should close, ctx is cancelled, or the window fails; Err
-// then says why. Breaking out of the range leaves the loop where it stopped: the next call of
+// then says why. With a nil ctx it ends at once, and Err returns an error wrapping
+// ErrNilContext. Breaking out of the range leaves the loop where it stopped: the next call of
 // Events goes on from there, with no tick lost and none repeated, so each scene of a game can
 // have its own function and its own range over the same loop. Real time goes on between the
 // two; call Pause first to stop game time too.
@@ -208,6 +209,10 @@ var ErrAlreadyRunning = errors.New("gameloop: the loop is already running")
 // l.running.
 func (l *Loop) events(ctx context.Context, yield func(Event) bool) {
 	l.err = nil
+	if ctx == nil {
+		l.err = fmt.Errorf("gameloop: Events: %w", ErrNilContext)
+		return
+	}
 	if err := ctx.Err(); err != nil {
 		l.err = err
 		return

@@ -37,8 +37,15 @@ type Renderer interface {
 // it. The loop can be run again afterwards, and goes on where it stopped.
 //
 // Run returns an error wrapping ErrAlreadyRunning, and does nothing else, if the loop is already
-// running (Run or a range over Events, in any goroutine).
+// running (Run or a range over Events, in any goroutine). A nil g or ctx is an error too
+// (ErrNilGame, ErrNilContext), returned before the loop starts.
 func (l *Loop) Run(ctx context.Context, g Game) error {
+	switch {
+	case g == nil:
+		return fmt.Errorf("gameloop: Run: %w", ErrNilGame)
+	case ctx == nil:
+		return fmt.Errorf("gameloop: Run: %w", ErrNilContext)
+	}
 	if !l.running.CompareAndSwap(false, true) {
 		return fmt.Errorf("gameloop: Run: %w", ErrAlreadyRunning)
 	}
@@ -74,6 +81,48 @@ func (l *Loop) Run(ctx context.Context, g Game) error {
 		return err
 	}
 	return l.Err()
+}
+
+// ErrNilGame is the error Run returns, wrapped, for a nil Game, as do the backends and the
+// wrappers that take a Game (backend/ebiten.New, replay.Recorder.Game).
+var ErrNilGame = errors.New("gameloop: the Game is nil")
+
+// ErrNilContext is the error Run returns, wrapped, for a nil context.Context, and Err after a
+// range over Events with one: pass context.Background() for a loop that only its window ends.
+var ErrNilContext = errors.New("gameloop: the context.Context is nil")
+
+// Wrapper is implemented by a Game that wraps another game: replay.Recorder.Game's, which records
+// the input and ticks it passes on, and netplay.NewLoopGame's, which runs a netplay game from
+// the loop's ticks. Unwrap returns the game wrapped.
+//
+// A wrapper passes on the callbacks Run makes (Update, and Input, VariableUpdate and Render if
+// the game has them), but cannot know of what a backend asks of a game besides: an Ebitengine
+// game's Draw and Layout (backend/ebiten). Such a backend looks for them with As, which looks
+// through the wrappers, so that a game wrapped to be recorded or to play over the network still
+// draws.
+type Wrapper interface {
+	Unwrap() any
+}
+
+// maxWrapped bounds how deep As looks, against a wrapper that unwraps to itself.
+const maxWrapped = 64
+
+// As returns the first of g and the games it wraps (through Wrapper, outermost first) that is a
+// T, and true; or the zero T and false if none is. A backend calls it for what a game may
+// implement that a wrapper does not pass on; see Wrapper.
+func As[T any](g any) (T, bool) {
+	for range maxWrapped {
+		if t, ok := g.(T); ok {
+			return t, true
+		}
+		w, ok := g.(Wrapper)
+		if !ok {
+			break
+		}
+		g = w.Unwrap()
+	}
+	var zero T
+	return zero, false
 }
 
 // errStopped is what call returns when a callback returned ErrStop. Only a returned ErrStop ends
