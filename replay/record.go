@@ -105,6 +105,8 @@ func NewRecorder(w io.Writer, tickRate int, opts *RecordOptions) (*Recorder, err
 		o = *opts
 	}
 	switch {
+	case w == nil:
+		return nil, errors.New("replay: NewRecorder: the io.Writer is nil")
 	case tickRate <= 0 || tickRate > gameloop.MaxRate:
 		return nil, fmt.Errorf("replay: tick rate %d out of range: must be between 1 and %d", tickRate, gameloop.MaxRate)
 	case len(o.Name) > MaxNameLen || !utf8.ValidString(o.Name):
@@ -274,7 +276,18 @@ func (r *Recorder) Ticks() uint64 { return r.lastTick }
 // each tick after g's update, with the checksum from RecordOptions.Checksum or else g's own
 // Checksum method, if any. The wrapper passes VariableUpdate and Render on to g if g has them.
 // A recording error ends Run with that error.
+//
+// The wrapper is a gameloop.Wrapper: its Unwrap returns g, so that a backend finds what g
+// implements besides those callbacks. A game recorded inside Ebitengine
+// (backend/ebiten.New(rec.Game(g), cfg)) keeps its Draw and Layout so.
+//
+// A nil g is an error (gameloop.ErrNilGame) that the Recorder keeps: the wrapper's first Update
+// returns it, as does every later call of the Recorder.
 func (r *Recorder) Game(g gameloop.Game) gameloop.Game {
+	if g == nil {
+		_ = r.fail(fmt.Errorf("replay: Recorder.Game: %w", gameloop.ErrNilGame))
+		return &recordedGame{rec: r}
+	}
 	sum := r.checksum
 	if sum == nil {
 		if c, ok := g.(Checksummer); ok {
@@ -308,7 +321,13 @@ func (g *recordedGame) Input(in *gameloop.Input) error {
 	return g.input.Input(in)
 }
 
+// Unwrap returns the game wrapped.
+func (g *recordedGame) Unwrap() any { return g.game }
+
 func (g *recordedGame) Update(u *gameloop.Update) error {
+	if g.game == nil {
+		return g.rec.err // Game's error, kept
+	}
 	err := g.game.Update(u)
 	// The tick ran even if the update failed or stopped the game: record it, so that a replay
 	// of a game that ends itself with ErrStop runs as far as the game did.
