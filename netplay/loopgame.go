@@ -30,8 +30,22 @@ type Loop interface {
 // If g also implements gameloop.InputHandler, gameloop.VariableUpdater or gameloop.Renderer,
 // the loop's input events, variable updates and frames reach it through the returned game:
 // read the keys in Input for LocalInput, and draw in Render, interpolating with its Alpha.
+// The returned game is a gameloop.Wrapper of g, so that a backend finds what else g implements:
+// inside Ebitengine (backend/ebiten, which is a Loop: make it with its NewFunc, which hands it
+// to the function that calls NewLoopGame), g draws with its Draw and sizes its screen with
+// its Layout.
+//
+// A nil s, g or loop makes the returned game's first Update return an error that names it.
 func NewLoopGame[I comparable](s *Session[I], g Game[I], loop Loop) gameloop.Game {
 	lg := &loopGame[I]{s: s, g: g, loop: loop, scale: 1}
+	switch {
+	case s == nil:
+		lg.err = errors.New("netplay: NewLoopGame: the *Session is nil")
+	case g == nil:
+		lg.err = errors.New("netplay: NewLoopGame: the Game is nil")
+	case loop == nil:
+		lg.err = errors.New("netplay: NewLoopGame: the Loop is nil")
+	}
 	lg.input, _ = g.(gameloop.InputHandler)
 	lg.variable, _ = g.(gameloop.VariableUpdater)
 	lg.renderer, _ = g.(gameloop.Renderer)
@@ -47,7 +61,11 @@ type loopGame[I comparable] struct {
 	input    gameloop.InputHandler
 	variable gameloop.VariableUpdater
 	renderer gameloop.Renderer
+	err      error // a nil argument of NewLoopGame's
 }
+
+// Unwrap returns the netplay game run.
+func (lg *loopGame[I]) Unwrap() any { return lg.g }
 
 // Input passes the loop's input events to the game, if it takes them.
 func (lg *loopGame[I]) Input(in *gameloop.Input) error {
@@ -74,6 +92,9 @@ func (lg *loopGame[I]) Render(r *gameloop.Render) error {
 }
 
 func (lg *loopGame[I]) Update(*gameloop.Update) error {
+	if lg.err != nil {
+		return lg.err
+	}
 	now := lg.loop.Clock().Now()
 	for h, p := range lg.s.players {
 		if p.Local {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -124,5 +125,41 @@ func TestLoopGamePassesThrough(t *testing.T) {
 	plain := NewLoopGame(p.sessions[1], Game[testInput](p.games[1]), &clock)
 	if err := plain.(gameloop.Renderer).Render(&gameloop.Render{}); err != nil {
 		t.Errorf("Render of a game that does not draw: %v", err)
+	}
+}
+
+// TestLoopGameUnwraps: the game NewLoopGame returns is a gameloop.Wrapper of the netplay game,
+// so that a backend finds what the game implements besides the loop's callbacks (inside
+// Ebitengine, its Draw and Layout: backend/ebiten's TestNetplayDraws).
+func TestLoopGameUnwraps(t *testing.T) {
+	p := newPair(t, 0)
+	var clock simClock
+	g := &drawnGame{testGame: p.games[0]}
+	lg := NewLoopGame(p.sessions[0], Game[testInput](g), &clock)
+	if w, ok := lg.(gameloop.Wrapper); !ok || w.Unwrap() != g {
+		t.Fatalf("the loop game %T is not a gameloop.Wrapper of the game", lg)
+	}
+	if found, ok := gameloop.As[*drawnGame](lg); !ok || found != g {
+		t.Errorf("gameloop.As found %v, %v; want the game", found, ok)
+	}
+}
+
+// TestLoopGameNil: a nil session, game or loop is an error of the first Update, which names it,
+// where the Update panicked.
+func TestLoopGameNil(t *testing.T) {
+	p := newPair(t, 0)
+	var clock simClock
+	for _, tc := range []struct {
+		name string
+		lg   gameloop.Game
+	}{
+		{"*Session", NewLoopGame(nil, Game[testInput](p.games[0]), &clock)},
+		{"Game", NewLoopGame(p.sessions[0], nil, &clock)},
+		{"Loop", NewLoopGame(p.sessions[0], Game[testInput](p.games[0]), nil)},
+	} {
+		err := tc.lg.Update(&gameloop.Update{Tick: 1})
+		if err == nil || !strings.Contains(err.Error(), "the "+tc.name+" is nil") {
+			t.Errorf("Update with a nil %s: %v", tc.name, err)
+		}
 	}
 }
