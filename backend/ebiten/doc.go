@@ -32,6 +32,11 @@
 //		err = gle.Run(g, nil)         // until the game returns gameloop.ErrStop or the window closes
 //	}
 //
+// A game wrapped by another keeps its Draw and Layout: New looks for them through any
+// gameloop.Wrapper, such as replay.Recorder.Game's wrapper (a game recorded in the window) and
+// netplay.NewLoopGame's game. NewLoopGame needs the Game that runs it as its loop: NewFunc makes
+// the Game first and hands it to the function that makes the game.
+//
 // Pause, Resume, SetTimeScale, SetTickRate and Stats work as on a gameloop.Loop. Ebitengine
 // paces the frames (v-sync, ebiten.SetVsyncEnabled), so Config.MaxFPS is refused, as are
 // Config.Lazy, Bench, NoFrames, Clock (but for a *gameloop.ManualClock, for tests) and Window.

@@ -1,13 +1,19 @@
 package ebiten_test
 
 import (
+	"errors"
 	"fmt"
 	"image/color"
+	"io"
 	"log"
+	"net"
+	"os"
 	"time"
 
 	"github.com/gameloop-go/gameloop"
 	gle "github.com/gameloop-go/gameloop/backend/ebiten"
+	"github.com/gameloop-go/gameloop/netplay"
+	"github.com/gameloop-go/gameloop/replay"
 	"github.com/hajimehoshi/ebiten/v2"
 	"github.com/hajimehoshi/ebiten/v2/vector"
 )
@@ -88,4 +94,100 @@ func Example_frames() {
 	// frame 4: 1 ticks so far, alpha 0.02
 	// frame 5: 1 ticks so far, alpha 0.35
 	// frame 6: 1 ticks so far, alpha 0.69
+}
+
+// record plays square in Ebitengine's window and records it to f, as docs/replay.md shows.
+func record(f io.Writer, square gameloop.Game) error {
+	rec, err := replay.NewRecorder(f, 20, &replay.RecordOptions{Name: "square"})
+	if err != nil {
+		return err
+	}
+	g, err := gle.New(rec.Game(square), gameloop.Config{TickRate: 20}) // draws with square's Draw
+	if err != nil {
+		return errors.Join(err, rec.Close())
+	}
+	return errors.Join(gle.Run(g, nil), rec.Close())
+}
+
+// A game recorded in Ebitengine's window: the recorder's wrapper is a gameloop.Wrapper, through
+// which the adapter finds the game's Draw (and Layout, if it had one). square.rec replays
+// headless with replay.Play.
+func Example_record() {
+	f, err := os.Create("square.rec")
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := errors.Join(record(f, &slide{}), f.Close()); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// tickRate is the netplay example's tick rate.
+const tickRate = 60
+
+// moves is a netplay game: each player's input moves its square, one step a tick.
+type moves struct {
+	y     [2]int64
+	slots [][2]int64
+}
+
+func (m *moves) LocalInput(int) int8 { return 1 }
+
+func (m *moves) Step(_ uint64, inputs []netplay.PlayerInput[int8]) error {
+	for h, in := range inputs {
+		m.y[h] += int64(in.Input)
+	}
+	return nil
+}
+
+func (m *moves) Save(slot int) uint64 {
+	m.slots[slot] = m.y
+	return uint64(m.y[0])<<32 ^ uint64(m.y[1])
+}
+func (m *moves) Load(slot int) { m.y = m.slots[slot] }
+
+// Draw draws both squares; the adapter finds it through netplay.NewLoopGame's game.
+func (m *moves) Draw(screen *ebiten.Image, _ *gameloop.Render) error {
+	for h, y := range m.y {
+		vector.DrawFilledRect(screen, float32(100+100*h), float32(y%240), 20, 20, color.White, false)
+	}
+	return nil
+}
+
+// int8Codec encodes an int8 in a byte.
+type int8Codec struct{}
+
+func (int8Codec) Size() int               { return 1 }
+func (int8Codec) Put(dst []byte, in int8) { dst[0] = byte(in) }
+func (int8Codec) Get(src []byte) int8     { return int8(src[0]) }
+
+// A netplay game in Ebitengine's window, against a peer at 127.0.0.1:7000: NewLoopGame needs
+// the adapter as its loop, and NewFunc hands it the adapter before the adapter takes the game.
+// docs/ebiten.md has a whole program, with both peers.
+func ExampleNewFunc() {
+	conn, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		log.Fatal(err)
+	}
+	other, err := net.ResolveUDPAddr("udp", "127.0.0.1:7000")
+	if err != nil {
+		log.Fatal(err)
+	}
+	session, err := netplay.NewSession(conn, netplay.Config[int8]{
+		Players: []netplay.Player{{Local: true}, {Addr: other}}, Codec: int8Codec{}, TickRate: tickRate,
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer session.Close()
+	game := &moves{slots: make([][2]int64, session.Slots())}
+	g, err := gle.NewFunc(gameloop.Config{TickRate: tickRate}, func(loop *gle.Game) gameloop.Game {
+		return netplay.NewLoopGame(session, game, loop)
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := gle.Run(g, nil); err != nil {
+		log.Fatal(err)
+	}
 }

@@ -64,8 +64,51 @@ type Game struct {
 // New returns a Game that runs g at cfg's TickRate. cfg's MaxTicksPerFrame, MaxFrameTime,
 // TimeScale and FrameTimeSamples work as in gameloop.New; Clock, if set, is read at each frame
 // (tests use a *gameloop.ManualClock); MaxFPS, Lazy, Bench, NoFrames and Window are refused:
-// Ebitengine owns the window and paces the frames.
+// Ebitengine owns the window and paces the frames. A nil g is an error (gameloop.ErrNilGame).
+//
+// g's Draw and Layout (Drawer, Layouter) are found through the games g wraps, if it is a
+// gameloop.Wrapper (see gameloop.As): a game wrapped by replay.Recorder.Game or
+// netplay.NewLoopGame draws as it would unwrapped, while its input and ticks go through the
+// wrapper.
 func New(g gameloop.Game, cfg gameloop.Config) (*Game, error) {
+	if g == nil {
+		return nil, fmt.Errorf("ebiten: New: %w", gameloop.ErrNilGame)
+	}
+	a, err := newGame(cfg)
+	if err != nil {
+		return nil, err
+	}
+	a.setGame(g)
+	return a, nil
+}
+
+// NewFunc is New for a game that needs the Game that runs it before it can be made:
+// netplay.NewLoopGame, which takes it as its netplay.Loop, or a game that pauses itself. It
+// makes the Game from cfg, as New does, then calls game with it and runs what game returns:
+//
+//	g, err := gle.NewFunc(cfg, func(loop *gle.Game) gameloop.Game {
+//		return netplay.NewLoopGame(session, game, loop)
+//	})
+//
+// A nil game, or a game that returns nil, is an error (gameloop.ErrNilGame).
+func NewFunc(cfg gameloop.Config, game func(loop *Game) gameloop.Game) (*Game, error) {
+	if game == nil {
+		return nil, errors.New("ebiten: NewFunc: the function that makes the game is nil")
+	}
+	a, err := newGame(cfg)
+	if err != nil {
+		return nil, err
+	}
+	g := game(a)
+	if g == nil {
+		return nil, fmt.Errorf("ebiten: NewFunc: the function returned no game: %w", gameloop.ErrNilGame)
+	}
+	a.setGame(g)
+	return a, nil
+}
+
+// newGame returns a Game for cfg, without its game yet.
+func newGame(cfg gameloop.Config) (*Game, error) {
 	if err := check(cfg); err != nil {
 		return nil, fmt.Errorf("ebiten: %w", err)
 	}
@@ -74,17 +117,23 @@ func New(g gameloop.Game, cfg gameloop.Config) (*Game, error) {
 		// web's errors begin with "web: ": take the reason it wraps.
 		return nil, fmt.Errorf("ebiten: %w", errors.Unwrap(err))
 	}
-	a := &Game{game: g, driver: driver, clock: cfg.Clock, host: &ebitenHost{}, in: make([]gameloop.Input, 0, 64)}
-	a.input, _ = g.(gameloop.InputHandler)
-	a.variable, _ = g.(gameloop.VariableUpdater)
-	a.drawer, _ = g.(Drawer)
-	a.renderer, _ = g.(gameloop.Renderer)
-	a.layouter, _ = g.(Layouter)
+	a := &Game{driver: driver, clock: cfg.Clock, host: &ebitenHost{}, in: make([]gameloop.Input, 0, 64)}
 	a.frame.a = a
 	if a.clock == nil {
 		a.clock = gameloop.NewSystemClock()
 	}
 	return a, nil
+}
+
+// setGame makes g the game run: its callbacks as Run finds them, and its Draw and Layout as
+// gameloop.As finds them, through any wrapper.
+func (a *Game) setGame(g gameloop.Game) {
+	a.game = g
+	a.input, _ = g.(gameloop.InputHandler)
+	a.variable, _ = g.(gameloop.VariableUpdater)
+	a.renderer, _ = g.(gameloop.Renderer)
+	a.drawer, _ = gameloop.As[Drawer](g)
+	a.layouter, _ = gameloop.As[Layouter](g)
 }
 
 // check refuses what Ebitengine does for itself.
@@ -113,6 +162,9 @@ func check(cfg gameloop.Config) error {
 // window's close button itself (see SetShouldClose), then calls ebiten.RunGameWithOptions with
 // options (nil for Ebitengine's defaults). Call it from main, as ebiten.RunGame, once a process.
 func Run(g *Game, options *ebiten.RunGameOptions) error {
+	if err := g.usable(); err != nil {
+		return fmt.Errorf("ebiten: Run: %w", err)
+	}
 	g.host.start()
 	g.started = true
 	if err := ebiten.RunGameWithOptions(g, options); err != nil {
@@ -125,6 +177,9 @@ func Run(g *Game, options *ebiten.RunGameOptions) error {
 // Render, which Draw carries out. It returns ebiten.Termination once the game has returned
 // gameloop.ErrStop or the window is to close, and the game's error if it failed.
 func (a *Game) Update() error {
+	if err := a.usable(); err != nil {
+		return fmt.Errorf("ebiten: Update: %w", err)
+	}
 	if a.err != nil {
 		return a.err
 	}
@@ -157,6 +212,20 @@ func (a *Game) Update() error {
 	}
 	if a.shouldClose {
 		return ebiten.Termination
+	}
+	return nil
+}
+
+// errNotMade is the error of a Game that New did not make.
+var errNotMade = errors.New("the Game was not made with New or NewFunc")
+
+// usable returns an error for a nil Game or one that New did not make.
+func (a *Game) usable() error {
+	if a == nil {
+		return errors.New("the *Game is nil")
+	}
+	if a.driver == nil || a.game == nil {
+		return errNotMade
 	}
 	return nil
 }
@@ -245,7 +314,8 @@ func (a *Game) SetTickRate(rate int) error {
 
 // Clock returns the clock each frame's time is read from: Config.Clock, or the system's
 // monotonic clock. With it a Game is a netplay.Loop, so that netplay.NewLoopGame runs a netplay
-// session in an Ebitengine window.
+// session in an Ebitengine window (make the Game with NewFunc, which hands it to the function
+// that makes the game).
 func (a *Game) Clock() gameloop.Clock { return a.clock }
 
 // Stats returns what the loop has done so far, as gameloop.Loop.Stats does. MaxFPS is 0:

@@ -1,6 +1,8 @@
 package ebiten
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"image/color"
 	"os"
@@ -9,17 +11,18 @@ import (
 	"testing"
 
 	"github.com/gameloop-go/gameloop"
+	"github.com/gameloop-go/gameloop/replay"
 	ebiten "github.com/hajimehoshi/ebiten/v2"
 )
 
 // windowEnv makes the test binary run windowGame in Ebitengine instead of the tests:
 // Ebitengine allows one RunGame a process, on the main thread, so each window test runs the
-// binary again.
+// binary again. Its value says how: "plain", or "recorded" (wrapped by a replay.Recorder).
 const windowEnv = "GAMELOOP_EBITEN_WINDOW"
 
 func TestMain(m *testing.M) {
-	if os.Getenv(windowEnv) != "" {
-		os.Exit(runWindow())
+	if how := os.Getenv(windowEnv); how != "" {
+		os.Exit(runWindow(how == "recorded"))
 	}
 	os.Exit(m.Run())
 }
@@ -60,10 +63,22 @@ func (g *windowGame) Draw(screen *ebiten.Image, r *gameloop.Render) error {
 
 func (*windowGame) Layout(int, int) (int, int) { return 320, 240 }
 
-// runWindow runs windowGame and prints what it saw; it returns the exit code.
-func runWindow() int {
+// runWindow runs windowGame, recorded or not, and prints what it saw; it returns the exit code.
+// A recorded game's recording is replayed headless, and the result printed.
+func runWindow(recorded bool) int {
 	g := &windowGame{}
-	a, err := New(g, gameloop.Config{TickRate: 20})
+	var game gameloop.Game = g
+	var recording bytes.Buffer
+	var rec *replay.Recorder
+	if recorded {
+		var err error
+		if rec, err = replay.NewRecorder(&recording, 20, nil); err != nil {
+			fmt.Println(err)
+			return 1
+		}
+		game = rec.Game(g) // as docs/replay.md records a game
+	}
+	a, err := New(game, gameloop.Config{TickRate: 20})
 	if err != nil {
 		fmt.Println(err)
 		return 1
@@ -79,24 +94,47 @@ func runWindow() int {
 	for _, b := range g.bad {
 		fmt.Println("bad:", b)
 	}
+	if rec != nil {
+		if err := rec.Close(); err != nil {
+			fmt.Println("recording:", err)
+			return 1
+		}
+		res, err := replay.Play(context.Background(), &recording, &windowGame{}, nil)
+		if err != nil {
+			fmt.Println("replay:", err)
+			return 1
+		}
+		fmt.Printf("replayed: %d of %d ticks, matched %v\n", res.Ticks, res.Recorded, res.Matched())
+	}
 	return 0
 }
 
-// TestInWindow runs a game in Ebitengine's window (under Xvfb in the suite) until it stops
-// itself at tick 20.
-func TestInWindow(t *testing.T) {
+// runInWindow runs the test binary as windowGame in Ebitengine's window, as how says, and
+// returns what it printed.
+func runInWindow(t *testing.T, how string) string {
+	t.Helper()
 	if os.Getenv("DISPLAY") == "" {
 		t.Skip("no DISPLAY") // unreachable in practice: Ebitengine's init needs one
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), windowEnv+"=1")
+	cmd.Env = append(os.Environ(), windowEnv+"="+how)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	got := string(out)
+	return string(out)
+}
+
+// checkWindow checks what windowGame printed: it stopped itself at tick 20, drew every frame,
+// and the screen's middle pixel read back is the green it filled the screen with.
+func checkWindow(t *testing.T, got string) {
+	t.Helper()
+	at := strings.Index(got, "ticks=")
+	if at < 0 {
+		t.Fatalf("no figures in %q", got)
+	}
 	var ticks, stTicks, frames, drawn, tps, r, gg, b int
-	if _, err := fmt.Sscanf(got[strings.Index(got, "ticks="):], "ticks=%d stats.ticks=%d frames=%d drawn=%d tps=%d pixel=%d,%d,%d",
+	if _, err := fmt.Sscanf(got[at:], "ticks=%d stats.ticks=%d frames=%d drawn=%d tps=%d pixel=%d,%d,%d",
 		&ticks, &stTicks, &frames, &drawn, &tps, &r, &gg, &b); err != nil {
 		t.Fatalf("%v in %q", err, got)
 	}
@@ -114,5 +152,22 @@ func TestInWindow(t *testing.T) {
 	}
 	if strings.Contains(got, "bad:") {
 		t.Errorf("frames drawn wrong:\n%s", got)
+	}
+}
+
+// TestInWindow runs a game in Ebitengine's window (under Xvfb in the suite) until it stops
+// itself at tick 20.
+func TestInWindow(t *testing.T) {
+	checkWindow(t, runInWindow(t, "plain"))
+}
+
+// TestRecordedInWindow runs the same game wrapped by a replay.Recorder, as docs/replay.md
+// records a game: it draws as it does unwrapped, at the size its Layout gives (the recorder's
+// wrapper lost both, and the window stayed black), and its recording replays matched.
+func TestRecordedInWindow(t *testing.T) {
+	got := runInWindow(t, "recorded")
+	checkWindow(t, got)
+	if !strings.Contains(got, "replayed: 20 of 20 ticks, matched true") {
+		t.Errorf("the recording did not replay matched:\n%s", got)
 	}
 }

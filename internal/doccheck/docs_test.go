@@ -75,7 +75,8 @@ func squeeze(s string) string {
 }
 
 // TestGoSnippets checks every Go block of the documents: whole programs are built and run and
-// must exit 0 with output, and print exactly the block after them where that block is marked
+// must exit 0 with output (one that imports Ebitengine is vetted everywhere and run where there
+// is a display, as under xvfb-run), and print exactly the block after them where that block is marked
 // "output" (a program whose output is the same every run); fragments must be, as written, in
 // snippets_test.go or in another Go file of the repository (one for WebAssembly, say, which
 // scripts/test.d/wasm.sh builds).
@@ -157,6 +158,12 @@ func runProgram(t *testing.T, b block, want *block) {
 	}
 	pkg := "./" + filepath.Base(dir)
 	for _, args := range [][]string{{"vet", pkg}, {"run", pkg}} {
+		if args[0] == "run" && needsDisplay(b) && os.Getenv("DISPLAY") == "" {
+			if os.Getenv("GAMELOOP_REQUIRE_ALL") == "1" {
+				t.Fatal("an Ebitengine program needs a display: no DISPLAY, and GAMELOOP_REQUIRE_ALL=1")
+			}
+			t.Skip("vetted, not run: an Ebitengine program needs a display (run the tests under xvfb-run -a)")
+		}
 		out, err := run(t, root, exec.Command("go", args...))
 		if err != nil {
 			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
@@ -168,6 +175,12 @@ func runProgram(t *testing.T, b block, want *block) {
 			t.Errorf("the program printed\n%s\nwhere %s shows\n%s", out, want.where, want.text)
 		}
 	}
+}
+
+// needsDisplay reports whether the program b imports Ebitengine, which ends at start-up without
+// a display (DISPLAY, on Linux).
+func needsDisplay(b block) bool {
+	return strings.Contains(b.text, `"github.com/hajimehoshi/ebiten/v2"`)
 }
 
 // unattended lists the commands of the documents that do not run unattended as pasted, and
