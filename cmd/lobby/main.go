@@ -11,16 +11,19 @@
 // connect only if -origins lists them).
 //
 // Clients are not trusted: every limit below is enforced, and a client that breaks the
-// protocol or a limit is sent an error message saying why and closed; the server logs it.
-// On SIGTERM or SIGINT it stops accepting, tells every peer still connected that it is
-// shutting down, closes their sockets and exits.
+// protocol or a limit is sent an error message saying why and closed; the server logs it. A
+// client that does not read what it is sent is closed as slow once -max-queued bytes wait for
+// it, or once -max-queued-total bytes wait for all the peers together. On SIGTERM or SIGINT
+// it stops accepting, tells every peer still connected that it is shutting down, closes their
+// sockets and exits.
 //
 // The metrics: lobby_peers (connected now), lobby_rooms (open now), lobby_rooms_waiting (open
-// and not full), lobby_joins_total, lobby_rooms_filled_total, lobby_rooms_connected_total
-// (rooms whose every member connected with every other), lobby_signals_relayed_total,
-// lobby_refused_total (peers closed, by reason: conns, rooms, roomfull, protocol, toobig,
-// rate, timeout, slow, shutdown), and the Go runtime's and the process's own (go_goroutines,
-// process_resident_memory_bytes, ...).
+// and not full), lobby_queued_bytes (waiting to be written to the peers now),
+// lobby_joins_total, lobby_rooms_filled_total, lobby_rooms_connected_total (rooms whose every
+// member connected with every other), lobby_signals_relayed_total, lobby_refused_total (peers
+// closed, by reason: conns, rooms, roomfull, protocol, toobig, rate, timeout, slow, shutdown),
+// and the Go runtime's and the process's own (go_goroutines, process_resident_memory_bytes,
+// ...).
 package main
 
 import (
@@ -74,6 +77,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.cfg.Burst, "burst", lobby.DefaultBurst, "messages a peer may send at once")
 	fs.DurationVar(&o.cfg.WaitTimeout, "wait-timeout", lobby.DefaultWaitTimeout, "how long a peer may wait in a room that is not full")
 	fs.DurationVar(&o.cfg.SignalTimeout, "signal-timeout", lobby.DefaultSignalTimeout, "how long a peer may take to join once connected, and to connect with its room once full")
+	fs.IntVar(&o.cfg.MaxQueued, "max-queued", 0, fmt.Sprintf("the most bytes waiting to be written to one peer: one that does not read is closed as slow (0: %d, or 4 times -max-message if more)", lobby.DefaultMaxQueued))
+	fs.IntVar(&o.cfg.MaxQueuedTotal, "max-queued-total", 0, fmt.Sprintf("the most bytes waiting to be written to all the peers together (0: %d, or -max-queued if more)", lobby.DefaultMaxQueuedTotal))
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: lobby [flags]\n\nThe signalling server of netplay/rtc's peers: WebSocket at -path, /metrics; see go doc.\n\nflags:")
 		fs.PrintDefaults()
@@ -196,6 +201,7 @@ var (
 	descPeers     = prometheus.NewDesc("lobby_peers", "Peers connected now.", nil, nil)
 	descRooms     = prometheus.NewDesc("lobby_rooms", "Rooms open now (waiting for members or signalling).", nil, nil)
 	descWaiting   = prometheus.NewDesc("lobby_rooms_waiting", "Rooms open now and not full.", nil, nil)
+	descQueued    = prometheus.NewDesc("lobby_queued_bytes", "Bytes of messages waiting to be written to the peers now.", nil, nil)
 	descJoins     = prometheus.NewDesc("lobby_joins_total", "Joins accepted.", nil, nil)
 	descFilled    = prometheus.NewDesc("lobby_rooms_filled_total", "Rooms that filled.", nil, nil)
 	descConnected = prometheus.NewDesc("lobby_rooms_connected_total", "Rooms whose every member connected with every other.", nil, nil)
@@ -204,7 +210,7 @@ var (
 )
 
 func (statsCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descPeers, descRooms, descWaiting, descJoins, descFilled, descConnected, descRelayed, descRefused} {
+	for _, d := range []*prometheus.Desc{descPeers, descRooms, descWaiting, descQueued, descJoins, descFilled, descConnected, descRelayed, descRefused} {
 		ch <- d
 	}
 }
@@ -218,6 +224,7 @@ func (c statsCollector) Collect(ch chan<- prometheus.Metric) {
 	gauge(descPeers, float64(st.Peers))
 	gauge(descRooms, float64(st.Rooms))
 	gauge(descWaiting, float64(st.Waiting))
+	gauge(descQueued, float64(st.Queued))
 	counter(descJoins, st.Joins)
 	counter(descFilled, st.Filled)
 	counter(descConnected, st.Connected)

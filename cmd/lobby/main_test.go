@@ -139,7 +139,7 @@ func TestServe(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 	for name, want := range map[string]float64{"lobby_joins_total": 2, "lobby_rooms_filled_total": 1,
-		"lobby_rooms_connected_total": 1, `lobby_refused_total{reason="protocol"}`: 0} {
+		"lobby_rooms_connected_total": 1, `lobby_refused_total{reason="protocol"}`: 0, "lobby_queued_bytes": 0} {
 		if got := metric(t, metricsAddr, name); got != want {
 			t.Errorf("%s %v, want %v", name, got, want)
 		}
@@ -226,6 +226,8 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"-max-room-size", "9"}, 2, "MaxRoomSize 9 is not between 2 and 8"},
 		{[]string{"-static", "/nonexistent"}, 2, `-static: "/nonexistent" is not a directory`},
 		{[]string{"-path", "ws"}, 2, `-path: "ws"`},
+		{[]string{"-max-queued", "1000"}, 2, "MaxQueued 1000 is less than MaxMessage+1024 bytes"},
+		{[]string{"-max-queued", "1000000", "-max-queued-total", "500000"}, 2, "MaxQueuedTotal 500000 is less than MaxQueued 1000000"},
 		{[]string{"extra"}, 2, "unexpected arguments"},
 		{[]string{"-nonsense"}, 2, "flag provided but not defined"},
 		{[]string{"-listen", busy.Addr().String()}, 1, "address already in use"},

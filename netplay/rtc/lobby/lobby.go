@@ -11,7 +11,10 @@
 // Clients are not trusted: every limit of Config is enforced, and a client that breaks the
 // protocol (malformed JSON, an unknown message type, a join to a full room or with another
 // size than the room's, a message too large or too frequent) is sent an error message that
-// says why, and its socket is closed. Nothing a client sends stops the server.
+// says why, and its socket is closed. A client that does not read what the lobby sends it is
+// closed as slow once Config.MaxQueued bytes wait for it, or once the lobby holds
+// Config.MaxQueuedTotal bytes for all its peers: no client holds more of the lobby's memory.
+// Nothing a client sends stops the server.
 package lobby
 
 import (
@@ -22,6 +25,7 @@ import (
 	"io"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -45,13 +49,18 @@ const (
 	DefaultBurst         = 100
 	DefaultWaitTimeout   = 5 * time.Minute
 	DefaultSignalTimeout = 30 * time.Second
+	// DefaultMaxQueued is 4 messages of DefaultMaxMessage: a room's worth of SDP descriptions
+	// and ICE candidates many times over.
+	DefaultMaxQueued      = 256 << 10
+	DefaultMaxQueuedTotal = 64 << 20
 )
 
 // writeTimeout bounds how long a message to a peer may wait for it to read.
 const writeTimeout = 10 * time.Second
 
-// queued is how many messages a peer may have waiting to be written: a peer that does not read
-// them is closed rather than let them pile up.
+// queued is how many messages a peer may have waiting to be written, whatever their size (see
+// Config.MaxQueued for their bytes): a peer that does not read them is closed rather than let
+// them pile up.
 const queued = 256
 
 // Config sets the lobby's limits. Zero fields take the defaults given.
@@ -77,6 +86,16 @@ type Config struct {
 	// SignalTimeout is how long a peer may take to join once connected, and to connect with
 	// every other member once its room is full. 0 means DefaultSignalTimeout.
 	SignalTimeout time.Duration
+	// MaxQueued is the most bytes of messages that may wait to be written to one peer (a
+	// message counts until the peer's socket has taken it): a peer that does not read what it
+	// is sent, so that a message would take it over, is closed as slow (Stats.Refused's
+	// RefusedSlow). At least MaxMessage+1024, so that any message fits; 0 means
+	// DefaultMaxQueued, or 4 times MaxMessage if that is more.
+	MaxQueued int
+	// MaxQueuedTotal is the most bytes of messages that may wait to be written to all the
+	// peers together: a peer that a message would take the total over is closed as slow. At
+	// least MaxQueued; 0 means DefaultMaxQueuedTotal, or MaxQueued if that is more.
+	MaxQueuedTotal int
 	// OriginPatterns are the origins, other than the lobby's own host, whose web pages may
 	// connect (websocket.AcceptOptions.OriginPatterns, such as "example.com" or
 	// "*.example.com"). Clients that are not browsers send no origin and are always accepted.
@@ -109,6 +128,7 @@ type Stats struct {
 	Peers   int // peers connected now
 	Rooms   int // rooms open now
 	Waiting int // rooms open now that are not full yet
+	Queued  int // bytes of messages waiting to be written to the peers now
 
 	Joins     uint64 // joins accepted
 	Filled    uint64 // rooms that filled
@@ -125,6 +145,8 @@ type Stats struct {
 type Server struct {
 	cfg Config
 	wg  sync.WaitGroup // the handlers
+
+	queued atomic.Int64 // bytes waiting to be written, of every peer
 
 	mu      sync.Mutex
 	closed  bool
@@ -148,8 +170,9 @@ type room struct {
 type peer struct {
 	s      *Server
 	ws     *websocket.Conn
-	out    chan []byte
-	remote string // the client's address, for the log
+	out    chan []byte  // sent to under Server.mu, and only until end
+	queued atomic.Int64 // the bytes of out's messages and of the one being written
+	remote string       // the client's address, for the log
 
 	// Guarded by Server.mu:
 	room  *room
@@ -192,6 +215,12 @@ func New(cfg Config) (*Server, error) {
 	if cfg.SignalTimeout == 0 {
 		cfg.SignalTimeout = DefaultSignalTimeout
 	}
+	if cfg.MaxQueued == 0 {
+		cfg.MaxQueued = max(DefaultMaxQueued, 4*cfg.MaxMessage)
+	}
+	if cfg.MaxQueuedTotal == 0 {
+		cfg.MaxQueuedTotal = max(DefaultMaxQueuedTotal, cfg.MaxQueued)
+	}
 	switch {
 	case cfg.MaxRooms < 1:
 		return nil, fmt.Errorf("lobby: MaxRooms %d is less than 1", cfg.MaxRooms)
@@ -209,6 +238,10 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("lobby: WaitTimeout %v is negative", cfg.WaitTimeout)
 	case cfg.SignalTimeout < 0:
 		return nil, fmt.Errorf("lobby: SignalTimeout %v is negative", cfg.SignalTimeout)
+	case cfg.MaxQueued < cfg.MaxMessage+1024:
+		return nil, fmt.Errorf("lobby: MaxQueued %d is less than MaxMessage+1024 bytes (%d): a message relayed would not fit", cfg.MaxQueued, cfg.MaxMessage+1024)
+	case cfg.MaxQueuedTotal < cfg.MaxQueued:
+		return nil, fmt.Errorf("lobby: MaxQueuedTotal %d is less than MaxQueued %d", cfg.MaxQueuedTotal, cfg.MaxQueued)
 	}
 	s := &Server{cfg: cfg, rooms: map[string]*room{}, peers: map[*peer]struct{}{}}
 	s.stats.Refused = map[string]uint64{}
@@ -224,6 +257,7 @@ func (s *Server) Stats() Stats {
 	defer s.mu.Unlock()
 	st := s.stats
 	st.Peers, st.Rooms, st.Waiting = len(s.peers), len(s.rooms), s.waiting
+	st.Queued = int(s.queued.Load())
 	st.Refused = make(map[string]uint64, len(s.stats.Refused))
 	for k, v := range s.stats.Refused {
 		st.Refused[k] = v
@@ -574,18 +608,47 @@ func (p *peer) timeout() {
 	s.refuseLocked(p, RefusedTimeout, websocket.StatusPolicyViolation, why)
 }
 
-// send queues m for p, or closes p if it has not read the queued messages.
+// send queues m for p, or closes p as slow if it has not read what was queued before (it
+// would go over MaxQueued, MaxQueuedTotal or queued). A peer ended is sent nothing more.
+// s.mu is held.
 func (p *peer) send(m signal.Message) {
+	if p.ended() {
+		return
+	}
 	b, err := json.Marshal(m)
 	if err != nil {
 		panic(err) // a Message always encodes
 	}
-	select {
-	case p.out <- b:
-	default:
-		p.s.stats.Refused[RefusedSlow]++
-		p.end(websocket.StatusPolicyViolation, "", "too many messages unread")
+	s, n := p.s, int64(len(b))
+	var why string
+	switch {
+	case p.queued.Load()+n > int64(s.cfg.MaxQueued):
+		why = fmt.Sprintf("it did not read: %d bytes waiting for it, and %d more would go over %d",
+			p.queued.Load(), n, s.cfg.MaxQueued)
+	case s.queued.Load()+n > int64(s.cfg.MaxQueuedTotal):
+		why = fmt.Sprintf("it did not read, and the lobby holds %d bytes for peers that do not read: %d more would go over %d",
+			s.queued.Load(), n, s.cfg.MaxQueuedTotal)
+	case len(p.out) == cap(p.out):
+		why = fmt.Sprintf("it did not read: %d messages waiting for it", len(p.out))
 	}
+	if why != "" {
+		s.stats.Refused[RefusedSlow]++
+		s.logf("lobby: refused %v: slow: %s", p.remote, why)
+		p.end(websocket.StatusPolicyViolation, "", "too slow: "+why)
+		// It is not reading: its socket is closed at once, not after a closing handshake it
+		// would not read either, and the writer drops what was queued for it.
+		go p.ws.CloseNow()
+		return
+	}
+	p.queued.Add(n)
+	s.queued.Add(n)
+	p.out <- b // not full: only send, under s.mu, sends to it
+}
+
+// dequeued counts n bytes of p's written or dropped.
+func (p *peer) dequeued(n int) {
+	p.queued.Add(-int64(n))
+	p.s.queued.Add(-int64(n))
 }
 
 // end closes p's socket, after sending errText as an error message if not empty. Only the
@@ -608,41 +671,45 @@ func (p *peer) ended() bool {
 }
 
 // write writes p's queued messages until end, then the error message, if any, and closes the
-// socket.
+// socket. A write that fails closes the socket; the messages queued after it are dropped, until
+// end.
 func (p *peer) write() {
 	defer close(p.written)
-	for {
-		select {
-		case b := <-p.out:
-			ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+	failed := false
+	put := func(b []byte, timeout time.Duration) {
+		if !failed {
+			ctx, cancel := context.WithTimeout(context.Background(), timeout)
 			err := p.ws.Write(ctx, websocket.MessageText, b)
 			cancel()
 			if err != nil {
 				p.ws.CloseNow()
-				return
+				failed = true
 			}
+		}
+	}
+	for {
+		select {
+		case b := <-p.out:
+			put(b, writeTimeout)
+			p.dequeued(len(b))
 			continue
 		case <-p.stop:
 		}
 		break
 	}
 	// The messages queued before end go first: a member's start before its refusal, say.
+	// Nothing is queued after end.
 	for len(p.out) > 0 {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		err := p.ws.Write(ctx, websocket.MessageText, <-p.out)
-		cancel()
-		if err != nil {
-			p.ws.CloseNow()
-			return
-		}
+		b := <-p.out
+		put(b, time.Second)
+		p.dequeued(len(b))
+	}
+	if failed {
+		return
 	}
 	if p.errText != "" {
 		b, _ := json.Marshal(signal.Message{Type: signal.TypeError, Error: p.errText})
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		err := p.ws.Write(ctx, websocket.MessageText, b)
-		cancel()
-		if err != nil {
-			p.ws.CloseNow()
+		if put(b, time.Second); failed {
 			return
 		}
 	}

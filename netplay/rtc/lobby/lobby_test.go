@@ -403,7 +403,8 @@ func TestClose(t *testing.T) {
 
 func TestNewErrors(t *testing.T) {
 	for _, cfg := range []Config{{MaxRooms: -1}, {MaxRoomSize: 9}, {MaxRoomSize: 1}, {MaxConns: -1},
-		{MaxMessage: 100}, {Rate: -1}, {Burst: -1}, {WaitTimeout: -1}, {SignalTimeout: -1}} {
+		{MaxMessage: 100}, {Rate: -1}, {Burst: -1}, {WaitTimeout: -1}, {SignalTimeout: -1},
+		{MaxQueued: DefaultMaxMessage}, {MaxQueued: 1 << 20, MaxQueuedTotal: 1 << 19}} {
 		if _, err := New(cfg); err == nil {
 			t.Errorf("New(%+v) accepted it", cfg)
 		}
@@ -663,4 +664,99 @@ func closeWithin(t *testing.T, l *Server) {
 	if err := l.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// logBuffer collects a lobby's log.
+type logBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *logBuffer) logf(format string, args ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	fmt.Fprintf(&l.b, format+"\n", args...)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// nonReader fills a room of two: a client that reads its start, and a raw peer that never
+// reads. It returns the client and its index.
+func nonReader(t *testing.T, url, room string) (*client, int) {
+	t.Helper()
+	a := dial(t, url)
+	a.send(signal.Message{Type: signal.TypeJoin, Room: room, Size: 2})
+	a.expect(signal.TypeJoined)
+	dialRaw(t, url, fmt.Sprintf(`{"type":"join","room":%q,"size":2}`, room))
+	return a, a.expect(signal.TypeStart).Index
+}
+
+// relay sends a signal of about 60 KB from a to the other member of its room and waits until
+// the lobby has queued it (or refused the other member for it).
+func relay(t *testing.T, l *Server, a *client, index int) {
+	t.Helper()
+	data, err := json.Marshal(signal.Payload{SDP: &signal.SessionDescription{Type: "offer", SDP: strings.Repeat("a", 60_000)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := statsWithin(t, l).Relayed
+	a.send(signal.Message{Type: signal.TypeSignal, To: 1 - index, Data: data})
+	waitStatsWithin(t, l, func(st Stats) bool { return st.Relayed == before+1 })
+}
+
+// TestSlowPeer: a peer that does not read what it is sent is closed as slow once MaxQueued
+// bytes wait for it, or once the lobby holds MaxQueuedTotal bytes for all its peers; the
+// lobby never holds more, and drops what waited for the peer.
+func TestSlowPeer(t *testing.T) {
+	t.Run("peer", func(t *testing.T) {
+		var log logBuffer
+		url, l := start(t, Config{Rate: 1e9, Burst: 1 << 20, Logf: log.logf}) // MaxQueued 256 KB
+		a, index := nonReader(t, url, "slow")
+		for statsWithin(t, l).Refused[RefusedSlow] == 0 {
+			relay(t, l, a, index)
+			if q := statsWithin(t, l).Queued; q > DefaultMaxQueued {
+				t.Fatalf("%d bytes queued, over MaxQueued", q)
+			}
+		}
+		if !strings.Contains(log.String(), "slow: it did not read: ") {
+			t.Errorf("log:\n%s", log.String())
+		}
+		// Its place and its bytes are freed; the other member is told it left.
+		waitStatsWithin(t, l, func(st Stats) bool { return st.Peers == 1 && st.Queued == 0 })
+		if m := a.expect(signal.TypeLeft); m.From != 1-index {
+			t.Errorf("left: %+v", m)
+		}
+	})
+	t.Run("total", func(t *testing.T) {
+		var log logBuffer
+		const total = 400 << 10
+		url, l := start(t, Config{Rate: 1e9, Burst: 1 << 20, MaxQueuedTotal: total, Logf: log.logf})
+		a1, index1 := nonReader(t, url, "one")
+		a2, index2 := nonReader(t, url, "two")
+		// Three messages wait for the first (of four it may have), once its socket's buffers
+		// are full.
+		for statsWithin(t, l).Queued < 3*60_000 {
+			relay(t, l, a1, index1)
+		}
+		// The second is refused for the total before it has as many.
+		for statsWithin(t, l).Refused[RefusedSlow] == 0 {
+			relay(t, l, a2, index2)
+			if q := statsWithin(t, l).Queued; q > total {
+				t.Fatalf("%d bytes queued, over MaxQueuedTotal", q)
+			}
+		}
+		if !strings.Contains(log.String(), "slow: it did not read, and the lobby holds ") {
+			t.Errorf("log:\n%s", log.String())
+		}
+		if m := a2.expect(signal.TypeLeft); m.From != 1-index2 {
+			t.Errorf("left: %+v", m)
+		}
+		if st := statsWithin(t, l); st.Peers != 3 || st.Refused[RefusedSlow] != 1 {
+			t.Errorf("stats %+v", st)
+		}
+	})
 }
