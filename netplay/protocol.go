@@ -375,12 +375,16 @@ func (s *Session[I]) quiet() wire.HandleSet {
 }
 
 // sayBye tells every peer still heard that this one is leaving.
+// Twice: a goodbye lost costs the others a timeout's wait, and a game that ends on the error
+// may send no other.
 func (s *Session[I]) sayBye() {
 	for _, pr := range s.peers {
 		if pr.state == peerRunning {
-			s.out = wire.Message{}
-			s.out.Kind = wire.KindBye
-			s.send(pr, &s.out)
+			for range 2 {
+				s.out = wire.Message{}
+				s.out.Kind = wire.KindBye
+				s.send(pr, &s.out)
+			}
 		}
 	}
 }
@@ -413,6 +417,11 @@ func (s *Session[I]) timers() {
 			}
 			continue
 		case peerGone:
+			// Lost for its silence, or kicked: tell it, again and again for a timeout,
+			// in case it is alive and hears us while we do not hear it.
+			if (pr.timedOut || pr.kicked) && s.now-pr.lostAt < s.cfg.DisconnectTimeout {
+				s.notice(pr)
+			}
 			continue
 		}
 		if !s.running {

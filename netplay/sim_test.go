@@ -27,6 +27,7 @@ type simPeer struct {
 	events     []Event
 	eventTimes []time.Duration // when each event was taken, on the network's time
 	done       bool            // killed
+	stallUntil time.Duration   // its loop and session are not called before then (a stall)
 	err        error
 	depths     []int  // ticks run again at each tick
 	finalAt    uint64 // a final tick, noted by a test
@@ -183,7 +184,7 @@ func (sm *sim) step(now time.Duration) {
 		sm.cfg.at(now, sm)
 	}
 	for _, p := range sm.peers {
-		if p.done || p.err != nil || now < p.start {
+		if p.done || p.err != nil || now < p.start || now < p.stallUntil {
 			continue
 		}
 		p.clock.now = (now - p.start) + (now-p.start)*time.Duration(p.ppm)/1e6
@@ -199,6 +200,7 @@ func (sm *sim) step(now time.Duration) {
 			p.u.Tick = tick
 			if err := p.update.Update(&p.u); err != nil {
 				p.err = err
+				p.s.Close() // as a game that ends on an error does
 				break
 			}
 			if ran := p.g.steps - before; ran > 0 {

@@ -112,6 +112,15 @@ func (n *Network) Cut(a, b string, cut bool) {
 	n.route(b, a).cut = cut
 }
 
+// CutOneWay starts (cut true) or ends an outage of the packets sent from from to to, the other
+// direction untouched: the way Wi-Fi or a NAT loses one direction of a link. Packets already in
+// flight still arrive.
+func (n *Network) CutOneWay(from, to string, cut bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.route(from, to).cut = cut
+}
+
 // RouteStats counts what happened to the packets sent from one name to another.
 type RouteStats struct {
 	LinkStats       // the link's own counts, for the packets sent while not cut

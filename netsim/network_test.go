@@ -408,3 +408,27 @@ func BenchmarkLinkSend(b *testing.B) {
 		l.Send(now, 64)
 	}
 }
+
+func TestNetworkCutOneWay(t *testing.T) {
+	n := NewNetwork(1)
+	a, b := listen(t, n, "a"), listen(t, n, "b")
+	n.CutOneWay("a", "b", true)
+	write(t, a, b.LocalAddr(), "lost")
+	write(t, b, a.LocalAddr(), "through")
+	n.Advance(time.Second)
+	if got := drain(b); len(got) != 0 {
+		t.Fatalf("b read %v from a while a -> b was cut", got)
+	}
+	if got := drain(a); !slices.Equal(got, []string{"b:through"}) {
+		t.Fatalf("a read %v, want b:through (b -> a is not cut)", got)
+	}
+	n.CutOneWay("a", "b", false)
+	write(t, a, b.LocalAddr(), "after")
+	n.Advance(time.Second)
+	if got := drain(b); !slices.Equal(got, []string{"a:after"}) {
+		t.Fatalf("b read %v after the cut ended, want a:after", got)
+	}
+	if s := n.Stats("a", "b"); s.Cut != 1 {
+		t.Fatalf("Stats(a, b) = %+v, want 1 cut", s)
+	}
+}
