@@ -22,14 +22,14 @@ var (
 type faultKind uint8
 
 const (
-	faultKill        faultKind = iota // peer a killed
-	faultCut                          // the link between a and b cut both ways, for good
-	faultOneWay                       // everything from a to b lost, for good
-	faultOutage                       // the link between a and b cut both ways for dur
-	faultOneWayOut                    // everything from a to b lost for dur
-	faultFlap                         // the link between a and b down and up every period, for dur
-	faultOneWayFlap                   // the same, from a to b only
-	faultStall                        // peer a does not call its session for dur
+	faultKill       faultKind = iota // peer a killed
+	faultCut                         // the link between a and b cut both ways, for good
+	faultOneWay                      // everything from a to b lost, for good
+	faultOutage                      // the link between a and b cut both ways for dur
+	faultOneWayOut                   // everything from a to b lost for dur
+	faultFlap                        // the link between a and b down and up every period, for dur
+	faultOneWayFlap                  // the same, from a to b only
+	faultStall                       // peer a does not call its session for dur
 	faultKinds
 )
 
