@@ -170,10 +170,11 @@ func (s *Session[I]) notice(pr *peer) {
 }
 
 // noticed takes pr's notice that it lost this peer: a kick, a drop (its players went on
-// without ours), or a link that failed towards it, which fails both ways.
+// without ours), or a link that failed towards it, which fails both ways. A notice from a
+// peer kicked is ignored.
 func (s *Session[I]) noticed(pr *peer, m *wire.Message) {
-	if s.leaving {
-		return
+	if s.leaving || pr.kicked {
+		return // a peer disconnected by hand has no say
 	}
 	switch {
 	case m.DropFlags&wire.DroppedKicked != 0:

@@ -3,6 +3,7 @@ package netplay
 import (
 	"fmt"
 	"math"
+	"net"
 	"slices"
 	"testing"
 	"time"
@@ -29,6 +30,7 @@ type simPeer struct {
 	done       bool            // killed
 	stallUntil time.Duration   // its loop and session are not called before then (a stall)
 	err        error
+	errAt      time.Duration // when err came, on the network's time
 	depths     []int  // ticks run again at each tick
 	finalAt    uint64 // a final tick, noted by a test
 }
@@ -59,6 +61,8 @@ type simConfig struct {
 	configure func(h int, cfg *Config[testInput])
 	// at is called every millisecond of network time, to cut links or kill peers.
 	at func(now time.Duration, sim *sim)
+	// wrap, if set, gives each peer's session its conn: the netsim one, or one around it.
+	wrap func(h int, c *netsim.Conn) net.PacketConn
 }
 
 // sim is a simulated game between peers over a netsim network.
@@ -119,7 +123,11 @@ func newSim(t testing.TB, cfg simConfig) *sim {
 		if cfg.configure != nil {
 			cfg.configure(h, &pc)
 		}
-		s, err := NewSession(conns[h], pc)
+		var conn net.PacketConn = conns[h]
+		if cfg.wrap != nil {
+			conn = cfg.wrap(h, conns[h])
+		}
+		s, err := NewSession(conn, pc)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -199,7 +207,7 @@ func (sm *sim) step(now time.Duration) {
 			before := p.g.steps
 			p.u.Tick = tick
 			if err := p.update.Update(&p.u); err != nil {
-				p.err = err
+				p.err, p.errAt = err, now
 				p.s.Close() // as a game that ends on an error does
 				break
 			}
