@@ -31,8 +31,8 @@ type simPeer struct {
 	stallUntil time.Duration   // its loop and session are not called before then (a stall)
 	err        error
 	errAt      time.Duration // when err came, on the network's time
-	depths     []int  // ticks run again at each tick
-	finalAt    uint64 // a final tick, noted by a test
+	depths     []int         // ticks run again at each tick
+	finalAt    uint64        // a final tick, noted by a test
 }
 
 // simClock is a peer's clock, and the loop around the schedule for NewLoopGame.
