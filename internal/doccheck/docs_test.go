@@ -292,6 +292,8 @@ var shortenings = []shortening{
 	{prefix: "xvfb-run -a go run ./backend/ebiten/internal/bench ", set: map[string]string{"seconds": "3", "runs": "1"}, measuring: true},
 	// Peers leaving netplay games: -leave-games seeded games, about 30 ms each.
 	{prefix: "go test ", flag: "leave-games", set: map[string]string{"leave-games": "20"}, measuring: true},
+	// Peers meeting every fault in netplay games: -fault-games seeded games, about 40 ms each.
+	{prefix: "go test ", flag: "fault-games", set: map[string]string{"fault-games": "20"}, measuring: true},
 	// A headless bounce is paced in real time: -seconds of game time take as long.
 	{prefix: "go run ./cmd/bounce ", flag: "headless", set: map[string]string{"seconds": "1"}},
 }
