@@ -563,9 +563,11 @@ func (s *Session[I]) Close() error {
 	s.sayBye()
 	for _, pr := range s.spectators {
 		if pr.state == peerRunning {
-			s.out = wire.Message{}
-			s.out.Kind = wire.KindBye
-			s.send(pr, &s.out)
+			for range byeCopies {
+				s.out = wire.Message{}
+				s.out.Kind = wire.KindBye
+				s.send(pr, &s.out)
+			}
 		}
 	}
 	var err error

@@ -11,6 +11,7 @@ import (
 	"io"
 	"net"
 	"net/netip"
+	"time"
 
 	"github.com/gameloop-go/gameloop/netplay/internal/wire"
 )
@@ -107,8 +108,28 @@ func (s *Session[I]) admitSpectator(p *packet) *peer {
 	return pr
 }
 
-// dropSpectator lets spectator pr go.
-func (s *Session[I]) dropSpectator(pr *peer) {
+// spectatorRefusal says why a spectator's handshake is refused: wire.DroppedFull,
+// wire.DroppedLate, or 0 for a host that takes no spectators.
+func (s *Session[I]) spectatorRefusal() uint8 {
+	switch {
+	case s.cfg.Spectators == 0:
+		return 0
+	case len(s.spectators) >= s.cfg.Spectators:
+		return wire.DroppedFull
+	}
+	return wire.DroppedLate
+}
+
+// dropSpectator lets spectator pr go, telling it why (wire.DroppedSilent, wire.DroppedLate; 0
+// for one that said goodbye: nothing to tell).
+func (s *Session[I]) dropSpectator(pr *peer, why uint8) {
+	if why != 0 && pr.session != 0 {
+		for range byeCopies {
+			s.out = wire.Message{}
+			s.out.Kind, s.out.Cutoff, s.out.DropFlags = wire.KindDropped, wire.NoTick, why
+			s.send(pr, &s.out)
+		}
+	}
 	pr.state = peerGone
 	for i, sp := range s.spectators {
 		if sp == pr {
@@ -131,7 +152,7 @@ func (s *Session[I]) handleSpectator(pr *peer, m *wire.Message) bool {
 		s.out.Kind, s.out.PingSent = wire.KindQualityReply, m.PingSent
 		s.send(pr, &s.out)
 	case wire.KindBye:
-		s.dropSpectator(pr)
+		s.dropSpectator(pr, 0)
 	}
 	return true
 }
@@ -148,11 +169,14 @@ func (s *Session[I]) spectatorTimers() {
 				s.syncRequest(pr)
 			}
 			if s.awake-pr.lastHeard >= s.cfg.DisconnectTimeout {
-				s.dropSpectator(pr)
+				s.dropSpectator(pr, wire.DroppedSilent)
 				i--
 			}
-		case s.awake-pr.lastHeard >= s.cfg.DisconnectTimeout || pr.acked+s.historyTicks() <= s.finalDone:
-			s.dropSpectator(pr)
+		case s.awake-pr.lastHeard >= s.cfg.DisconnectTimeout:
+			s.dropSpectator(pr, wire.DroppedSilent)
+			i--
+		case pr.acked+s.historyTicks() <= s.finalDone:
+			s.dropSpectator(pr, wire.DroppedLate)
 			i--
 		case pr.acked < s.finalDone || s.now-pr.lastSent >= keepAliveInterval:
 			s.sendSpectator(pr)
@@ -254,6 +278,32 @@ func (s *Session[I]) advanceSpectator() ([]Request[I], error) {
 	return s.reqs, nil
 }
 
+// spectatorDropped takes the host's word that it refused or dropped this spectator, and why.
+func (s *Session[I]) spectatorDropped(pr *peer, m *wire.Message) {
+	var why string
+	switch {
+	case m.DropFlags&wire.DroppedFull != 0:
+		why = "it has all the spectators it takes"
+	case m.DropFlags&wire.DroppedLate != 0 && pr.state == peerSyncing:
+		why = fmt.Sprintf("its game is past the first %v, the time a spectator may join in", SpectatorHistory*time.Second)
+	case m.DropFlags&wire.DroppedLate != 0:
+		why = fmt.Sprintf("this spectator fell %v behind the game", SpectatorHistory*time.Second)
+	case m.DropFlags&wire.DroppedSilent != 0:
+		why = fmt.Sprintf("the host did not hear this spectator for %v", s.cfg.DisconnectTimeout)
+	default:
+		why = "it takes no spectators"
+	}
+	switch {
+	case pr.state == peerSyncing && m.Session == pr.nonce:
+		if s.endErr == nil {
+			s.endErr = fmt.Errorf("%w: the host at %v refused this spectator: %s", ErrRefused, pr.addr, why)
+		}
+	case pr.state == peerRunning && m.Session == pr.session:
+		s.hostErr = &HostLostError{Reason: "it dropped this spectator: " + why}
+		s.lose(pr, "it dropped this spectator")
+	}
+}
+
 // spectatorLost notes that a spectator's host is lost: its session ends once it has run every
 // tick it received.
 func (s *Session[I]) spectatorLost(why string) {
@@ -266,7 +316,8 @@ func (s *Session[I]) spectatorLost(why string) {
 // tick it received has run. It wraps ErrDisconnected.
 type HostLostError struct {
 	// Reason says why: ReasonLeft if the host closed its session, "unheard for 2s" if it
-	// stopped answering.
+	// stopped answering, "it dropped this spectator: ..." with the host's reason (it did not
+	// hear this spectator for the timeout, or the spectator fell behind the ticks it keeps).
 	Reason string
 }
 

@@ -370,3 +370,90 @@ func TestSpectatorHostLeaves(t *testing.T) {
 		}
 	}
 }
+
+// TestSpectatorGetsTheLastTick: a host whose match ends at tick N stops running ticks once N is
+// confirmed and only polls until its spectator has N (Stats.SpectatorsHave), then closes: the
+// spectator runs to N and then learns the host left, over clean, poor and terrible links.
+func TestSpectatorGetsTheLastTick(t *testing.T) {
+	for _, preset := range []string{"none", "poor", "terrible"} {
+		for seed := range uint64(12) {
+			sm := newSim(t, simConfig{players: 2, ticks: 1200, preset: preset, seed: 90 + seed,
+				configure: func(h int, cfg *Config[testInput]) { cfg.Spectators = 1 }})
+			ws := addWatchers(t, sm, 1, preset, time.Second)
+			host := sm.peers[0]
+			var last uint64
+			closed := false
+			for now := time.Duration(0); now < 30*time.Second && !closed; now += time.Millisecond {
+				if last == 0 && now >= 8*time.Second {
+					last = host.s.Tick()
+				}
+				if last != 0 && !host.done && host.s.Stats().Confirmed >= last {
+					host.done = true // the match is over here: no more ticks, only Poll
+				}
+				if host.done {
+					host.s.Poll(now)
+					if host.s.Stats().SpectatorsHave >= last {
+						host.s.Close()
+						closed = true
+					}
+				}
+				sm.step(now)
+				stepWatchers(ws, now)
+			}
+			for now := 30 * time.Second; now < 40*time.Second; now += time.Millisecond {
+				sm.net.Advance(time.Millisecond)
+				stepWatchers(ws, now)
+			}
+			w := ws[0]
+			if !closed {
+				t.Fatalf("%s, seed %d: the spectator never had tick %d: SpectatorsHave %d", preset, seed, last, host.s.Stats().SpectatorsHave)
+			}
+			var lost *HostLostError
+			if !errors.As(w.err, &lost) || lost.Reason != ReasonLeft || w.s.Tick() < last {
+				t.Fatalf("%s, seed %d: the spectator ran to tick %d of %d and ended with %v", preset, seed, w.s.Tick(), last, w.err)
+			}
+		}
+	}
+}
+
+// TestSpectatorToldWhy: a spectator that stops for 5 s is dropped by its host and, back, learns
+// that it was, and why, rather than blaming a live host; spectators refused are told whether
+// the host is full, past the time a spectator may join, or takes none.
+func TestSpectatorToldWhy(t *testing.T) {
+	sm := newSim(t, simConfig{players: 2, ticks: 1800, preset: "poor", seed: 5,
+		configure: func(h int, cfg *Config[testInput]) {
+			cfg.Spectators = 1
+			cfg.TickRate = 1 // the spectators' history: 600 ticks, 10 s of this 60 Hz game
+		}})
+	ws := addWatchers(t, sm, 3, "poor", time.Second)
+	ws[1].joinAt = 2 * time.Second  // while spectator0 holds the one place
+	ws[2].joinAt = 15 * time.Second // past the history
+	for now := time.Duration(0); now < 25*time.Second; now += time.Millisecond {
+		sm.step(now)
+		if now >= 5*time.Second && now < 10*time.Second {
+			stepWatchers(ws[1:], now) // spectator0 stalls
+			continue
+		}
+		stepWatchers(ws, now)
+	}
+	var lost *HostLostError
+	if !errors.As(ws[0].err, &lost) || !strings.Contains(lost.Reason, "dropped this spectator") || !strings.Contains(lost.Reason, "did not hear") {
+		t.Errorf("the spectator that stalled 5 s: %v; want the host dropped it for not hearing it", ws[0].err)
+	}
+	if err := ws[1].err; !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "all the spectators it takes") {
+		t.Errorf("a spectator of a full host: %v", err)
+	}
+	if err := ws[2].err; !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "past the first") {
+		t.Errorf("a spectator past the history: %v", err)
+	}
+
+	none := newSim(t, simConfig{players: 2, ticks: 300, seed: 6})
+	w := addWatchers(t, none, 1, "none", time.Second)
+	for now := time.Duration(0); now < 4*time.Second && w[0].err == nil; now += time.Millisecond {
+		none.step(now)
+		stepWatchers(w, now)
+	}
+	if err := w[0].err; !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "takes no spectators") {
+		t.Errorf("a spectator of a host that takes none: %v", err)
+	}
+}

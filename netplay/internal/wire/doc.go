@@ -37,7 +37,7 @@
 //	9 Bye            (empty)
 //	10 Kick          (empty)
 //	11 Spectate      nonce:uint32 cookie:uint32  a spectator's handshake request, cookie 0 or the host's
-//	12 Dropped       cutoff+1:uvarint flags:byte the sender lost the receiver; flags bit 0 silent, bit 1 kicked
+//	12 Dropped       cutoff+1:uvarint flags:byte the sender lost the receiver; flags: 1 silent, 2 kicked, 4 full, 8 late
 //	13 Cookie        cookie:uint32               the host's answer to a Spectate from an address not yet proven
 //
 // Any other kind is malformed.

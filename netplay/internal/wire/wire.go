@@ -221,8 +221,13 @@ const (
 	DroppedSilent uint8 = 1 << iota
 	// DroppedKicked: a peer disconnected the receiver's players by hand.
 	DroppedKicked
+	// DroppedFull: a host refuses a spectator: it has all the spectators it takes.
+	DroppedFull
+	// DroppedLate: a host refuses or drops a spectator: it is past (or the spectator has
+	// fallen behind) the ticks it keeps for spectators.
+	DroppedLate
 
-	dropFlagsAll = DroppedSilent | DroppedKicked
+	dropFlagsAll = DroppedSilent | DroppedKicked | DroppedFull | DroppedLate
 )
 
 // Errors. Every error Decode returns wraps ErrMalformed or ErrVersion; every error Append
