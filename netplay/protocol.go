@@ -26,12 +26,20 @@ func (s *Session[I]) receive() {
 			if s.pkt.n <= wire.MaxPacket && wire.Decode(s.pkt.buf[:s.pkt.n], &s.msg) == nil {
 				switch s.msg.Kind {
 				case wire.KindSpectate:
+					if why, ok := s.spectatorRoom(); !ok {
+						s.refuse(&s.pkt, &s.msg, why)
+						break
+					}
+					if !s.validCookie(&s.pkt, &s.msg) {
+						s.sendCookie(&s.pkt, &s.msg)
+						break
+					}
 					if sp := s.admitSpectator(&s.pkt); sp != nil {
 						s.stats.Dropped--
 						s.handle(sp, &s.msg)
 						continue
 					}
-					s.refuse(&s.pkt, &s.msg, s.spectatorRefusal())
+					s.refuse(&s.pkt, &s.msg, wire.DroppedFull)
 				case wire.KindSyncRequest:
 					s.refuse(&s.pkt, &s.msg, 0)
 				}
@@ -158,6 +166,11 @@ func (s *Session[I]) handle(pr *peer, m *wire.Message) bool {
 				s.event(Event{Kind: EventRunning})
 			}
 		}
+		return true
+	}
+	if s.spectating && m.Kind == wire.KindCookie && pr.state == peerSyncing && m.Session == pr.nonce {
+		pr.cookie = m.Cookie // the host's proof that this address is ours: ask again with it
+		s.syncRequest(pr)
 		return true
 	}
 	if m.Kind == wire.KindBye && pr.state == peerSyncing && m.Session == pr.nonce {
@@ -521,7 +534,7 @@ func (s *Session[I]) syncRequest(pr *peer) {
 	s.out = wire.Message{}
 	s.out.Kind, s.out.Nonce = wire.KindSyncRequest, pr.syncNonce
 	if s.spectating {
-		s.out.Kind = wire.KindSpectate
+		s.out.Kind, s.out.Cookie = wire.KindSpectate, pr.cookie
 	}
 	s.send(pr, &s.out)
 }

@@ -160,8 +160,10 @@ type peer struct {
 
 	// recvd is the last tick up to which we have every input it sends.
 	recvd uint64
-	// spectator marks a spectator of this peer's (spectate.go).
+	// spectator marks a spectator of this peer's (spectate.go); cookie is, at a spectator,
+	// the host's cookie to echo in its handshake.
 	spectator bool
+	cookie    uint32
 
 	// lostAt and lostWhy: when and why we lost it (state peerGone).
 	lostAt   time.Duration
@@ -221,6 +223,7 @@ type Session[I comparable] struct {
 	history          []byte
 	specBuf, specRef []byte
 	spectating       bool
+	cookieKey        [16]byte  // the key of the cookies that prove a spectator's address
 	hostErr          error     // a spectator's host lost
 	rnd              io.Reader // the nonces' source
 
@@ -369,6 +372,9 @@ func NewSession[I comparable](conn net.PacketConn, cfg Config[I]) (*Session[I], 
 	s.reqs = make([]Request[I], 0, 2*ticksACall+4)
 	s.inputs = make([]PlayerInput[I], n*(ticksACall+1))
 	if cfg.Spectators > 0 {
+		if _, err := io.ReadFull(rnd, s.cookieKey[:]); err != nil {
+			return nil, fmt.Errorf("netplay: NewSession: reading a key: %w", err)
+		}
 		stride := n * s.size
 		s.history = make([]byte, int(s.historyTicks())*stride)
 		s.specBuf = make([]byte, 0, wire.MaxTicksPerInput*stride)

@@ -5,6 +5,7 @@ package netplay
 // game behind them, never sending input, catching up when it falls behind.
 
 import (
+	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -108,16 +109,66 @@ func (s *Session[I]) admitSpectator(p *packet) *peer {
 	return pr
 }
 
-// spectatorRefusal says why a spectator's handshake is refused: wire.DroppedFull,
+// spectatorRoom reports whether a new spectator may join, or why not: wire.DroppedFull,
 // wire.DroppedLate, or 0 for a host that takes no spectators.
-func (s *Session[I]) spectatorRefusal() uint8 {
+func (s *Session[I]) spectatorRoom() (why uint8, ok bool) {
 	switch {
 	case s.cfg.Spectators == 0:
-		return 0
+		return 0, false
 	case len(s.spectators) >= s.cfg.Spectators:
-		return wire.DroppedFull
+		return wire.DroppedFull, false
+	case s.finalDone >= s.historyTicks():
+		return wire.DroppedLate, false
 	}
-	return wire.DroppedLate
+	return 0, true
+}
+
+// cookieLife is how long a cookie proves an address: the epoch it was made in and the next.
+const cookieLife = 10 * time.Second
+
+// cookie returns the cookie of the spectator's handshake from p in session nonce, made in
+// epoch: a keyed hash of the address, the nonce and the epoch, never 0. It allocates nothing
+// for a UDP address.
+func (s *Session[I]) cookie(p *packet, nonce uint32, epoch int64) uint32 {
+	var b [16 + 18 + 4 + 8]byte
+	copy(b[:16], s.cookieKey[:])
+	if p.ap.IsValid() {
+		a := p.ap.Addr().Unmap().As16()
+		copy(b[16:32], a[:])
+		binary.LittleEndian.PutUint16(b[32:], p.ap.Port())
+	} else {
+		copy(b[16:34], p.addr.String())
+	}
+	binary.LittleEndian.PutUint32(b[34:], nonce)
+	binary.LittleEndian.PutUint64(b[38:], uint64(epoch))
+	sum := sha256.Sum256(b[:])
+	return binary.LittleEndian.Uint32(sum[:]) | 1
+}
+
+// validCookie reports whether the spectator's handshake m from p echoes a cookie this host made
+// for it lately: its address is proven, as DTLS and QUIC prove a client's.
+func (s *Session[I]) validCookie(p *packet, m *wire.Message) bool {
+	epoch := int64(s.now / cookieLife)
+	return m.Cookie != 0 && (m.Cookie == s.cookie(p, m.Session, epoch) || m.Cookie == s.cookie(p, m.Session, epoch-1))
+}
+
+// sendCookie answers the handshake m from p, an address not proven yet, with a cookie to echo:
+// a packet smaller than the request, and nothing else, so that a forged sender address takes
+// no place and gains an attacker nothing.
+func (s *Session[I]) sendCookie(p *packet, m *wire.Message) {
+	s.out = wire.Message{}
+	s.out.Kind, s.out.Session = wire.KindCookie, m.Session
+	s.out.Cookie = s.cookie(p, m.Session, int64(s.now/cookieLife))
+	b, err := wire.Append(s.sendBuf[:0], &s.out)
+	if err != nil {
+		return
+	}
+	if s.tr.send(b, p.addr, netip.AddrPortFrom(p.ap.Addr().Unmap(), p.ap.Port())) != nil {
+		s.stats.SendErrors++
+		return
+	}
+	s.stats.PacketsSent++
+	s.stats.BytesSent += uint64(len(b))
 }
 
 // dropSpectator lets spectator pr go, telling it why (wire.DroppedSilent, wire.DroppedLate; 0

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gameloop-go/gameloop/netplay/internal/wire"
 	"github.com/gameloop-go/gameloop/netsim"
 )
 
@@ -455,5 +456,43 @@ func TestSpectatorToldWhy(t *testing.T) {
 	}
 	if err := w[0].err; !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "takes no spectators") {
 		t.Errorf("a spectator of a host that takes none: %v", err)
+	}
+}
+
+// TestForgedSpectator: a host with one place for a spectator gets spectators' handshakes from
+// an address that never answers (forged): it answers each with a cookie no larger than the
+// request and admits none, so that a real spectator joining after takes the place and watches.
+func TestForgedSpectator(t *testing.T) {
+	sm := newSim(t, simConfig{players: 2, ticks: 600, preset: "poor", seed: 8,
+		configure: func(h int, cfg *Config[testInput]) { cfg.Spectators = 1 }})
+	forger, err := sm.net.Listen("forger")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := addWatchers(t, sm, 1, "poor", 3*time.Second)
+	var m wire.Message
+	m.Kind, m.Session, m.Nonce = wire.KindSpectate, 77, 5
+	req, err := wire.Append(nil, &m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for now := time.Duration(0); now < 8*time.Second; now += time.Millisecond {
+		if now >= time.Second && now < 4*time.Second && now%(100*time.Millisecond) == 0 {
+			m.Session++
+			req, _ = wire.Append(req[:0], &m)
+			if _, err := forger.WriteTo(req, sm.peers[0].conn.LocalAddr()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		sm.step(now)
+		stepWatchers(ws, now)
+	}
+	if st := sm.peers[0].s.Stats(); st.Spectators != 1 {
+		t.Fatalf("the host serves %d spectators, want the real one alone", st.Spectators)
+	}
+	checkWatcher(t, sm, ws[0], 200)
+	in, out := sm.net.Stats("forger", "peer0"), sm.net.Stats("peer0", "forger")
+	if out.Packets > in.Packets || out.Bytes > in.Bytes {
+		t.Errorf("the host sent the forged address %d packets, %d bytes, for %d packets, %d bytes", out.Packets, out.Bytes, in.Packets, in.Bytes)
 	}
 }
