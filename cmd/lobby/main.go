@@ -35,8 +35,10 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
+	"path"
 	"strings"
 	"syscall"
 	"time"
@@ -65,7 +67,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("lobby", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.listen, "listen", "127.0.0.1:8089", "`address` to serve on")
-	fs.StringVar(&o.path, "path", "/ws", "the WebSocket's path")
+	fs.StringVar(&o.path, "path", "/ws", "the WebSocket's path: a plain path, without wildcards")
 	fs.StringVar(&o.metrics, "metrics", "", "serve /metrics on this `address` (by default on -listen's)")
 	fs.StringVar(&o.static, "static", "", "also serve the files of `DIR` at /")
 	fs.StringVar(&o.origins, "origins", "", "comma-separated origins (host patterns, such as *.example.com) of other sites whose pages may connect")
@@ -89,8 +91,11 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	if fs.NArg() > 0 {
 		return o, &cli.UsageError{Err: fmt.Errorf("unexpected arguments %q", fs.Args())}
 	}
-	if !strings.HasPrefix(o.path, "/") || o.path == "/metrics" {
-		return o, &cli.UsageError{Err: fmt.Errorf("-path: %q is not a path of its own starting with /", o.path)}
+	if err := checkPath(o.path); err != nil {
+		return o, &cli.UsageError{Err: fmt.Errorf("-path: %w", err)}
+	}
+	if o.path == "/" && o.static != "" {
+		return o, &cli.UsageError{Err: fmt.Errorf("-path: %q is where -static serves its files", o.path)}
 	}
 	if o.static != "" {
 		if st, err := os.Stat(o.static); err != nil || !st.IsDir() {
@@ -103,6 +108,44 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		}
 	}
 	return o, nil
+}
+
+// checkPath reports a -path that is not a plain path of its own: one that starts with /, has no
+// wildcard ({...}), no character a URL would escape, no . or .. and no // (which ServeMux
+// redirects), and is not /metrics.
+func checkPath(p string) error {
+	clean := path.Clean(p)
+	if strings.HasSuffix(p, "/") && p != "/" {
+		clean += "/"
+	}
+	switch {
+	case !strings.HasPrefix(p, "/") || p == "/metrics":
+		return fmt.Errorf("%q is not a path of its own starting with /", p)
+	case strings.ContainsAny(p, "{}") || (&url.URL{Path: p}).EscapedPath() != p || clean != p:
+		return fmt.Errorf("%q is not a plain path, such as /ws: no wildcards ({}), no characters a URL escapes, no . or .. or //", p)
+	}
+	return nil
+}
+
+// routes returns the mux of the main listener: the lobby at o.path, the files of -static at /,
+// and the metrics unless they have a listener of their own. It returns an error for a path
+// the mux refuses (which the checks of parseFlags are meant to have refused already).
+func routes(o options, l, files, metrics http.Handler) (mux *http.ServeMux, err error) {
+	defer func() {
+		// ServeMux panics on a pattern it refuses, with no other way to ask it.
+		if r := recover(); r != nil {
+			mux, err = nil, fmt.Errorf("-path: %q: %v", o.path, r)
+		}
+	}()
+	mux = http.NewServeMux()
+	mux.Handle(o.path, l)
+	if files != nil {
+		mux.Handle("/", files)
+	}
+	if metrics != nil {
+		mux.Handle("/metrics", metrics)
+	}
+	return mux, nil
 }
 
 // run serves until ctx ends, then shuts down. ready, if not nil, is told the addresses it
@@ -119,10 +162,16 @@ func run(ctx context.Context, args []string, stderr io.Writer, ready func(addr, 
 		return &cli.UsageError{Err: err}
 	}
 	metrics := promhttp.HandlerFor(registry(l), promhttp.HandlerOpts{})
-	mux := http.NewServeMux()
-	mux.Handle(o.path, l)
+	var files, mainMetrics http.Handler
 	if o.static != "" {
-		mux.Handle("/", http.FileServer(http.Dir(o.static)))
+		files = http.FileServer(http.Dir(o.static))
+	}
+	if o.metrics == "" {
+		mainMetrics = metrics
+	}
+	mux, err := routes(o, l, files, mainMetrics)
+	if err != nil {
+		return &cli.UsageError{Err: err}
 	}
 
 	ln, err := net.Listen("tcp", o.listen)
@@ -133,9 +182,7 @@ func run(ctx context.Context, args []string, stderr io.Writer, ready func(addr, 
 	servers := []*http.Server{{Handler: mux, ReadHeaderTimeout: 10 * time.Second}}
 	listeners := []net.Listener{ln}
 	metricsAddr := ln.Addr().String()
-	if o.metrics == "" {
-		mux.Handle("/metrics", metrics)
-	} else {
+	if o.metrics != "" {
 		mln, err := net.Listen("tcp", o.metrics)
 		if err != nil {
 			return err

@@ -205,7 +205,12 @@ func TestFlags(t *testing.T) {
 
 // command returns the command's main, run by the test binary, with args.
 func command(args ...string) *exec.Cmd {
-	cmd := exec.Command(os.Args[0], args...)
+	return commandContext(context.Background(), args...)
+}
+
+// commandContext is command, killed when ctx ends.
+func commandContext(ctx context.Context, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, os.Args[0], args...)
 	cmd.Env = append(os.Environ(), mainEnv+"=1")
 	return cmd
 }
@@ -217,6 +222,7 @@ func TestExitCodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer busy.Close()
+	dir := t.TempDir()
 	for _, tc := range []struct {
 		args []string
 		code int
@@ -226,13 +232,21 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"-max-room-size", "9"}, 2, "MaxRoomSize 9 is not between 2 and 8"},
 		{[]string{"-static", "/nonexistent"}, 2, `-static: "/nonexistent" is not a directory`},
 		{[]string{"-path", "ws"}, 2, `-path: "ws"`},
+		{[]string{"-path", "/", "-static", dir}, 2, `-path: "/" is where -static serves its files`},
+		{[]string{"-path", "/{x"}, 2, `-path: "/{x" is not a plain path`},
+		{[]string{"-path", "/ws/{$}x"}, 2, `-path: "/ws/{$}x" is not a plain path`},
+		{[]string{"-path", "/a b"}, 2, `-path: "/a b" is not a plain path`},
+		{[]string{"-path", "/%zz"}, 2, `-path: "/%zz" is not a plain path`},
+		{[]string{"-path", "/a/../ws"}, 2, `-path: "/a/../ws" is not a plain path`},
 		{[]string{"-max-queued", "1000"}, 2, "MaxQueued 1000 is less than MaxMessage+1024 bytes"},
 		{[]string{"-max-queued", "1000000", "-max-queued-total", "500000"}, 2, "MaxQueuedTotal 500000 is less than MaxQueued 1000000"},
 		{[]string{"extra"}, 2, "unexpected arguments"},
 		{[]string{"-nonsense"}, 2, "flag provided but not defined"},
 		{[]string{"-listen", busy.Addr().String()}, 1, "address already in use"},
 	} {
-		out, err := command(tc.args...).CombinedOutput()
+		ctx, cancel := context.WithTimeout(context.Background(), guard) // a lobby that starts would serve on
+		out, err := commandContext(ctx, tc.args...).CombinedOutput()
+		cancel()
 		code := 0
 		var exit *exec.ExitError
 		if errors.As(err, &exit) {
@@ -240,7 +254,7 @@ func TestExitCodes(t *testing.T) {
 		} else if err != nil {
 			t.Fatal(err)
 		}
-		if code != tc.code || !strings.Contains(string(out), tc.want) {
+		if code != tc.code || !strings.Contains(string(out), tc.want) || strings.Contains(string(out), "goroutine") {
 			t.Errorf("lobby %v: exit %d, want %d with %q:\n%s", tc.args, code, tc.code, tc.want, out)
 		}
 	}
