@@ -76,3 +76,81 @@ func TestLobbyTimeout(t *testing.T) {
 		t.Errorf("alone in the room: stderr %q; want it to say that no game started in the room in 1s", errOut)
 	}
 }
+
+// A player who ends its game over WebRTC says goodbye, and the other hears it: in each of 20
+// games through a lobby, one headless player plays to tick 1 and exits 0 (once the other has
+// the tick too), and the other, playing on, says that it left, not that it was lost for want
+// of hearing from it, and exits 1 (its own tick was never reached). The players who leave play
+// the left paddle in half the games, the right in the others. Four games run at a time.
+func TestLobbyLeave(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plays 20 games of a second or two")
+	}
+	const games, atOnce = 20, 4
+	url := startLobby(t)
+	within := 2 * time.Minute
+	joining := regexp.MustCompile(`(joining room ")`)
+	sem := make(chan struct{}, atOnce)
+	for g := range games {
+		t.Run(strconv.Itoa(g), func(t *testing.T) {
+			t.Parallel()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			room := "leave" + strconv.Itoa(g)
+			leaverArgs := []string{"-lobby", url, "-room", room, "-headless", "-ticks", "1", "-bot", "1"}
+			stayerArgs := []string{"-lobby", url, "-room", room, "-headless", "-ticks", "100000", "-bot", "2"}
+			var leaver, stayer *process
+			if g%2 == 0 {
+				leaver = start(t, "duel -lobby (leaves)", bins.duel, leaverArgs...)
+				leaver.waitFor(joining, true, within)
+				stayer = start(t, "duel -lobby (stays)", bins.duel, stayerArgs...)
+			} else {
+				stayer = start(t, "duel -lobby (stays)", bins.duel, stayerArgs...)
+				stayer.waitFor(joining, true, within)
+				leaver = start(t, "duel -lobby (leaves)", bins.duel, leaverArgs...)
+			}
+			wantChecksum(t, leaver, "1", within)
+			code := stayer.wait(within)
+			_, errOut := stayer.output()
+			if code != exitError || !strings.Contains(errOut, "duel: the other player left after tick ") ||
+				!strings.Contains(errOut, "the other player left before tick 100000 was confirmed") || strings.Contains(errOut, "unheard") {
+				t.Fatalf("the player who stayed: exit status %d, stderr:\n%s\nwant 1, and that the other player left", code, errOut)
+			}
+		})
+	}
+}
+
+// -netsim puts what a player sends over WebRTC through netsim's conditions: two players under
+// poor, each one's datagrams delayed and some dropped, still agree on the checksum of the tick,
+// and each says at the end what the simulated network did.
+func TestLobbyNetsim(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plays a game of a few seconds")
+	}
+	url := startLobby(t)
+	within := 3 * time.Minute
+	n := "300"
+	joining := regexp.MustCompile(`(joining room "netsim")`)
+	a := start(t, "duel -lobby -netsim poor (first)", bins.duel, "-lobby", url, "-room", "netsim", "-netsim", "poor", "-headless", "-ticks", n, "-bot", "1")
+	a.waitFor(joining, true, within)
+	b := start(t, "duel -lobby -netsim poor (second)", bins.duel, "-lobby", url, "-room", "netsim", "-netsim", "poor", "-headless", "-ticks", n, "-bot", "2")
+	simRE := regexp.MustCompile(`duel: -netsim poor: (\d+) datagrams sent through it, (\d+) dropped`)
+	var sums []string
+	for _, p := range []*process{a, b} {
+		sum, line, errOut := wantChecksum(t, p, n, within)
+		sums = append(sums, sum)
+		t.Logf("%s: %s\n%s", p.name, line, errOut)
+		m := simRE.FindStringSubmatch(errOut)
+		if !strings.Contains(errOut, "duel: -netsim poor: what this side sends goes through latency 100ms ± 50ms, loss 5%") || m == nil {
+			t.Fatalf("%s: stderr says nothing of -netsim poor:\n%s", p.name, errOut)
+		}
+		// The model's fates are drawn from its seed in the order of the datagrams: the same
+		// ones are dropped every run, some in the first hundred.
+		if sent, dropped := atoi(m[1]), atoi(m[2]); sent < 100 || dropped == 0 {
+			t.Errorf("%s: %d datagrams sent through netsim, %d dropped: want some dropped", p.name, sent, dropped)
+		}
+	}
+	if sums[0] != sums[1] {
+		t.Fatalf("the players printed checksums %s and %s: want the same", sums[0], sums[1])
+	}
+}

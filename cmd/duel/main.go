@@ -17,6 +17,9 @@
 //
 // -lobby is a WebSocket URL (ws:// or wss://) and needs -room; it takes no -listen, -connect or
 // -spectate. Until the other player has joined and connected, it waits, for -connect-timeout.
+// -netsim PRESET puts what this side sends through one of netsim's named conditions (poor,
+// terrible, mobile, intercontinental; none), to try the game over WebRTC on a bad network:
+// give it on both sides to make both directions bad.
 //
 // Keys: w and s, the arrows, or k and j move your paddle; q or Escape quits (Ctrl-C too). Each
 // machine runs the whole game: your input counts at once, the other player's is predicted until
@@ -76,6 +79,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 	"unicode"
@@ -85,6 +89,7 @@ import (
 
 	"github.com/gameloop-go/gameloop/netplay"
 	"github.com/gameloop-go/gameloop/netplay/rtc/lobby"
+	"github.com/gameloop-go/gameloop/netsim"
 )
 
 // options are the command's flags.
@@ -92,6 +97,8 @@ type options struct {
 	listen, connect string
 	spectate        string
 	lobby, room     string
+	netsimPreset    string            // -netsim: a preset's name
+	conditions      netsim.Conditions // -netsim's conditions
 	spectators      int
 	connectTimeout  time.Duration
 	delay, window   int
@@ -150,6 +157,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.connect, "connect", "", "join the player listening at this UDP `address` (:port for this machine); you play the right paddle")
 	fs.StringVar(&o.lobby, "lobby", "", "play through the lobby at this WebSocket `URL` (ws://HOST:PORT/ws, as lobby and duelweb serve it), over WebRTC: with a player in a web page or another duel -lobby")
 	fs.StringVar(&o.room, "room", "", "with -lobby, the `name` of the room to meet the other player in; the first to join plays the left paddle")
+	fs.StringVar(&o.netsimPreset, "netsim", "", "with -lobby, put what this side sends through netsim's `preset` conditions ("+strings.Join(netsim.PresetNames(), ", ")+"): a bad network under WebRTC")
 	fs.StringVar(&o.spectate, "spectate", "", "watch the game of the player listening at this UDP `address` (:port for this machine)")
 	fs.IntVar(&o.spectators, "spectators", defaultSpectators, "with -listen, how many spectators may watch your game (0 refuses them; at most 16)")
 	fs.DurationVar(&o.connectTimeout, "connect-timeout", defaultConnectTimeout, "with -connect, -spectate or -lobby, give up if the game has not started after this long (0 waits for ever)")
@@ -165,7 +173,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.Var(&o.bot, "bot", "a bot seeded with this `seed` plays your paddle")
 	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
 		fs.SetOutput(stderr)
-		fmt.Fprintln(stderr, "usage: duel -listen ADDR | -connect ADDR | -lobby URL -room NAME | -spectate ADDR | -replay FILE | -synctest [flags]")
+		fmt.Fprintln(stderr, "usage: duel -listen ADDR | -connect ADDR | -lobby URL -room NAME [-netsim PRESET] | -spectate ADDR | -replay FILE | -synctest [flags]")
 		fs.PrintDefaults()
 		return o, err
 	} else if err != nil {
@@ -199,6 +207,8 @@ func checkOptions(o *options) error {
 		return fmt.Errorf("-ticks %d: at most %d (a day)", o.ticks, maxTicks)
 	case o.room != "" && o.lobby == "":
 		return errors.New("-room is a room at a lobby: give -lobby URL too")
+	case o.set["netsim"] && o.lobby == "":
+		return errors.New("-netsim is for -lobby, over WebRTC; over UDP, run cmd/netsim between the players (docs/duel.md)")
 	case modes == 0:
 		return errors.New("give -listen ADDR or -connect ADDR to play, or -lobby URL -room NAME; -spectate ADDR to watch, -replay FILE or -synctest")
 	case modes > 1 && o.lobby != "" && (o.listen != "" || o.connect != "" || o.spectate != ""):
@@ -225,6 +235,13 @@ func checkOptions(o *options) error {
 		if err := checkLobby(o.lobby, o.room); err != nil {
 			return err
 		}
+	}
+	if o.set["netsim"] {
+		c, err := netsim.Preset(o.netsimPreset)
+		if err != nil {
+			return fmt.Errorf("-netsim %q: no such preset; netsim's are %s (docs/netsim.md)", o.netsimPreset, strings.Join(netsim.PresetNames(), ", "))
+		}
+		o.conditions = c
 	}
 	if o.spectate != "" {
 		// A spectator plays no paddle and runs only the ticks the players have settled.

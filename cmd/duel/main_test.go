@@ -67,6 +67,10 @@ func TestFlags(t *testing.T) {
 		{[]string{"-lobby", "ws://127.0.0.1:8090/ws", "-room", "duel", "-spectators", "1"}, "-spectators is for the player who listens"},
 		{[]string{"-lobby", "ws://127.0.0.1:8090/ws", "-room", "duel", "-headless"}, "-headless needs -ticks"},
 		{[]string{"-lobby", "ws://127.0.0.1:8090/ws", "-room", "duel", "-replay", "x.rec"}, "one of them"},
+		{[]string{"-lobby", "ws://127.0.0.1:8090/ws", "-room", "duel", "-netsim", "bad"}, `-netsim "bad": no such preset; netsim's are none, poor, terrible, mobile, intercontinental`},
+		{[]string{"-lobby", "ws://127.0.0.1:8090/ws", "-room", "duel", "-netsim", ""}, `-netsim "": no such preset`},
+		{[]string{"-listen", ":0", "-netsim", "poor"}, "-netsim is for -lobby, over WebRTC; over UDP, run cmd/netsim between the players"},
+		{[]string{"-connect", ":7000", "-netsim", "bad"}, "-netsim is for -lobby"},
 	} {
 		var stdout, stderr bytes.Buffer
 		code := realMain(tt.args, &stdout, &stderr)

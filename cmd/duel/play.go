@@ -24,6 +24,7 @@ import (
 func runNetwork(ctx context.Context, opts options, stdout, stderr io.Writer) error {
 	var conn net.PacketConn
 	var peer net.Addr
+	var sim *simConn
 	local := 0
 	if opts.lobby != "" {
 		c, err := joinLobby(ctx, opts, stderr)
@@ -31,6 +32,11 @@ func runNetwork(ctx context.Context, opts options, stdout, stderr io.Writer) err
 			return err
 		}
 		conn, local, peer = c, c.Index(), c.PeerAddr(1-c.Index())
+		if opts.set["netsim"] {
+			sim = newSimConn(c, opts.netsimPreset, opts.conditions, uint64(local)+1)
+			conn = sim
+			fmt.Fprintf(stderr, "duel: -netsim %s: what this side sends goes through %v\n", opts.netsimPreset, opts.conditions)
+		}
 	} else {
 		var err error
 		conn, peer, err = openConn(opts)
@@ -49,6 +55,7 @@ func runNetwork(ctx context.Context, opts options, stdout, stderr io.Writer) err
 	a := &app{
 		opts:       opts,
 		conn:       conn,
+		sim:        sim,
 		local:      local,
 		spectating: opts.spectate != "",
 		stdout:     stdout,
@@ -143,6 +150,9 @@ func (a *app) printStats(w io.Writer) {
 		ping, ahead,
 		st.PacketsSent, perSecond(st.PacketsSent), st.BytesSent, perSecond(st.BytesSent),
 		st.PacketsReceived, st.BytesReceived, perSecond(st.BytesReceived), st.Dropped)
+	if a.sim != nil {
+		a.sim.printStats(w)
+	}
 }
 
 // joinLobby joins -room at -lobby and returns the conn to the other player once it has joined
@@ -287,6 +297,7 @@ func (r *recording) close(keep bool) (kept bool, err error) {
 type app struct {
 	opts   options
 	conn   net.PacketConn
+	sim    *simConn // conn, under -netsim; nil without
 	local  int
 	stdout io.Writer
 	stderr io.Writer // headless, the events go there
@@ -586,16 +597,10 @@ func (a *app) finalize() error {
 	return a.final.Update(a.session.Stats(), a.checksum, &a.status)
 }
 
-// checksum returns the checksum of final tick t, if still held. A player's slots hold every
-// tick that becomes final (see finalize); a spectator's session holds two slots and runs up to
-// 8 ticks at a time while it catches up, so its checksums come from the session, which keeps
-// those of the last few hundred final ticks.
-func (a *app) checksum(t uint64) (uint64, bool) {
-	if a.spectating {
-		return a.session.Checksum(t)
-	}
-	return a.game.Saved(t)
-}
+// checksum returns the checksum of final tick t, if still held: the session keeps those of the
+// last few hundred final ticks (a tick becomes final once the other peer has acknowledged this
+// one's input for it, by when the game's slots may hold later ticks).
+func (a *app) checksum(t uint64) (uint64, bool) { return a.session.Checksum(t) }
 
 // event shows what the session reports.
 func (a *app) event(e *netplay.Event) {

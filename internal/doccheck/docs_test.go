@@ -217,6 +217,7 @@ var unattended = map[string]string{
 	"go run -tags ebiten ./cmd/duel -gui -listen 127.0.0.1:7000":                 "an interactive window game: cmd/duel/window_test.go plays one under Xvfb against a headless peer",
 	"go run ./cmd/duelweb -listen 127.0.0.1:8090":                                "a web server for browsers to play in: cmd/duelweb/browser_test.go plays two pages, and a page against duel -lobby, in Chromium",
 	"go run ./cmd/duel -lobby ws://127.0.0.1:8090/ws -room duel":                 "an interactive terminal game against a browser: cmd/duelweb/browser_test.go plays a headless duel -lobby against a page, cmd/duel/lobby_test.go two",
+	"go run ./cmd/duel -lobby ws://127.0.0.1:8090/ws -room duel -netsim poor":    "an interactive terminal game over a simulated bad network: cmd/duel/lobby_test.go's TestLobbyNetsim plays two headless under poor",
 	"go run ./cmd/duel -replay duel.rec":                                         "replays a recording downloaded from the page: cmd/duelweb/browser_test.go replays the pages' recordings with duel -replay",
 	"bash scripts/many-cores.sh run":                                             "measures for 8 minutes the machine it runs on, for the many-core table: serverbench's and plainticker's tests run them short",
 }
