@@ -93,10 +93,9 @@ type Final struct {
 // Update takes the checksums of the ticks that have become final since the last call, given the
 // session's stats after its requests are carried out: every tick up to the last whose inputs
 // have all arrived is final then (a tick whose prediction was right is not played again: its
-// first state was the right one). checksum returns a final tick's checksum, if still held; each
-// multiple of duel.SyncEvery that it holds goes to status.Synced and SyncSum. A player's game
-// holds every tick that becomes final (Game.Saved), since the session runs no further than its
-// window past the last one.
+// first state was the right one). checksum returns a final tick's checksum, if still held
+// (Session.Checksum keeps the last few hundred); each multiple of duel.SyncEvery that it holds
+// goes to status.Synced and SyncSum.
 func (f *Final) Update(st netplay.Stats, checksum func(tick uint64) (uint64, bool), status *duel.Status) error {
 	final := min(st.Confirmed, st.Tick)
 	if final <= f.Tick {
@@ -126,14 +125,15 @@ func (f *Final) Done() bool { return f.Want > 0 && f.Tick >= f.Want }
 func (f *Final) Line() string { return fmt.Sprintf("tick %d checksum %016x", f.Want, f.WantSum) }
 
 // ShowSession sets the session's figures on the status line of player local: the round trip
-// and the ticks ahead of the other player (none while noPeer: before it answers, and once it
-// has gone, nothing measures them), and the last rollback.
+// and the ticks ahead of the other player, and the last rollback. The round trip and the
+// ticks ahead read "-" while noPeer (before the other player answers, and once it has gone,
+// nothing measures them) and until the first round trip has been measured.
 func ShowSession(st *duel.Status, s *netplay.Session[duel.Input], local int, noPeer bool) {
 	ps := s.PeerStats(1 - local)
 	st.Ping, st.Ahead = ps.Ping, ps.TicksAhead
 	stats := s.Stats()
 	st.Rollback, st.Behind = stats.LastRollback, stats.Behind
-	st.NoPeer = noPeer
+	st.NoPeer = noPeer || ps.Ping == 0
 }
 
 // SideName returns "the left" or "the right": player's paddle.
