@@ -258,7 +258,95 @@ func TestBrowserDuel(t *testing.T) {
 		}
 		checkReplay(t, duel, "duel -lobby", data, r)
 	})
+
+	// A duel -lobby that ends its game says goodbye: the page, playing on, says that the
+	// other player left, not that it was lost for want of hearing from it.
+	t.Run("terminal-leaves", func(t *testing.T) {
+		first.t = t
+		first.open(ts.URL + "/?room=leave1&bot=1")
+		native := startDuel(t, duel, "-lobby", lobbyURL, "-room", "leave1", "-headless", "-ticks", "1", "-bot", "2")
+		if err := native.wait(); err != nil {
+			t.Fatalf("duel -lobby: %v", err)
+		}
+		first.waitFor("the other player gone", `/the other player (left|was lost)/.test(duelweb.message())`)
+		if msg := first.eval(`duelweb.message()`); !strings.Contains(msg, "the other player left after tick ") {
+			t.Fatalf("the page says %q: want that the other player left", msg)
+		}
+		if msg := first.eval(`document.getElementById("message").textContent`); !strings.Contains(msg, "the other player left after tick ") {
+			t.Errorf("under the canvas: %q, want the message row's", msg)
+		}
+	})
+
+	// A page that goes (closed, reloaded, left for another) says goodbye in its pagehide
+	// handler: duel -lobby, which joined first and plays on, says that the other player left.
+	// The test fires the event in the page: a browser that unloads the page may end it before
+	// the goodbye leaves (it did in 1 of 34 navigations to about:blank here), which no page can
+	// prevent.
+	t.Run("page-leaves", func(t *testing.T) {
+		first.t = t
+		native := startDuel(t, duel, "-lobby", lobbyURL, "-room", "leave2", "-headless", "-ticks", "100000", "-bot", "2")
+		first.open(ts.URL + "/?room=leave2&bot=1")
+		first.waitFor("the game to run", `typeof window.duelweb?.status === "function" && / tick [1-9][0-9]/.test(duelweb.status())`)
+		if msg := first.eval(`document.getElementById("message").textContent`); !strings.HasPrefix(msg, "playing: the right paddle is yours") {
+			t.Errorf("under the canvas while playing: %q, want the message row's", msg)
+		}
+		first.eval(`window.dispatchEvent(new PageTransitionEvent("pagehide")), ""`)
+		if ended := first.eval(`duelweb.ended()`); ended != "the page was left" {
+			t.Errorf("after pagehide the page says it ended %q", ended)
+		}
+		err := native.wait()
+		errOut := native.stderr.String()
+		if err == nil || !strings.Contains(errOut, "the other player left after tick ") {
+			t.Fatalf("duel -lobby: %v, stderr:\n%s\nwant exit 1, and that the other player left", err, errOut)
+		}
+	})
 	if t.Failed() {
 		t.Logf("the lobby's log:\n%s", lobbyLog.String())
+	}
+}
+
+// nativeDuel is a duel -lobby started by a test.
+type nativeDuel struct {
+	t              *testing.T
+	cmd            *exec.Cmd
+	stdout, stderr syncBuffer
+	exited         chan struct{}
+	err            error
+}
+
+// startDuel starts the duel at bin with args; it is killed when the test ends, if it has not
+// exited by then.
+func startDuel(t *testing.T, bin string, args ...string) *nativeDuel {
+	t.Helper()
+	d := &nativeDuel{t: t, cmd: exec.Command(bin, args...), exited: make(chan struct{})}
+	d.cmd.Stdout, d.cmd.Stderr = &d.stdout, &d.stderr
+	if err := d.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		d.err = d.cmd.Wait()
+		close(d.exited)
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-d.exited:
+		default:
+			_ = d.cmd.Process.Kill()
+			<-d.exited
+		}
+		t.Logf("duel %s: stderr:\n%s", strings.Join(args, " "), d.stderr.String())
+	})
+	return d
+}
+
+// wait waits for the duel to exit, and returns how it did.
+func (d *nativeDuel) wait() error {
+	d.t.Helper()
+	select {
+	case <-d.exited:
+		return d.err
+	case <-time.After(waitTimeout):
+		d.t.Fatal("duel -lobby has not exited")
+		return nil
 	}
 }

@@ -46,6 +46,7 @@ type page struct {
 	desync  *netplay.Event
 	result  string // "tick N checksum HEX", once shown
 	ended   string // how the game ended, once it has
+	shown   string // the message shown under the canvas
 }
 
 // dialResult is what joining the room gave.
@@ -87,7 +88,31 @@ func newPage(q query) (*page, error) {
 	p.game.Source = duelnet.FromHeldKeys
 	p.final.Want = q.ticks
 	p.expose()
+	p.onPageHide()
 	return p, nil
+}
+
+// onPageHide says goodbye to the other player when the page goes (closed, reloaded or left):
+// the page's pagehide handler closes the session at once, so that the other player hears that
+// this one left rather than losing it for want of hearing from it. The handler must not block
+// (no Go function called from JavaScript may), so the conn does not wait for its last datagrams
+// to go out: the goodbye gets as far as the browser takes it before the page is gone.
+func (p *page) onPageHide() {
+	js.Global().Call("addEventListener", "pagehide", js.FuncOf(func(js.Value, []js.Value) any {
+		switch {
+		case p.ended != "":
+		case p.session != nil:
+			p.conn.SetFlushTimeout(0)
+			err := p.session.Close()
+			p.ended = "the page was left"
+			if err != nil {
+				p.ended += "; closing the session: " + err.Error()
+			}
+		case p.cancel != nil:
+			p.cancel() // stops joining the room
+		}
+		return nil
+	}))
 }
 
 // run joins the room, in the background, and runs the game on the page's frames until it
@@ -97,7 +122,7 @@ func (p *page) run(ctx context.Context) error {
 	p.cancel = cancel
 	p.dialed = make(chan dialResult, 1)
 	p.status.Message = fmt.Sprintf("joining room %q at %s: waiting for the other player", p.q.room, p.q.lobby)
-	showMessage(p.status.Message)
+	p.showMessage()
 	go func() {
 		conn, err := rtc.Dial(dctx, p.q.lobby, p.q.room, 2, nil)
 		p.dialed <- dialResult{conn, err}
@@ -108,6 +133,9 @@ func (p *page) run(ctx context.Context) error {
 // end ends the session (telling the other player, ending the recording), or stops joining, and
 // shows how the game ended, with the recording to download.
 func (p *page) end(text string) {
+	if p.ended != "" {
+		return // ended when the page went
+	}
 	if p.cancel != nil {
 		p.cancel()
 	}
@@ -150,7 +178,7 @@ func (p *page) start(conn *rtc.Conn) error {
 	p.session = s
 	p.inner = netplay.NewLoopGame(s, p.game, driverLoop{p.driver, p.clock})
 	p.status.Message = "connecting to the other player"
-	showMessage(p.status.Message)
+	p.showMessage()
 	return nil
 }
 
@@ -178,7 +206,7 @@ func (p *page) Update(u *gameloop.Update) error {
 	for i := range p.events {
 		p.event(&p.events[i])
 	}
-	if err := p.final.Update(p.session.Stats(), p.game.Saved, &p.status); err != nil {
+	if err := p.final.Update(p.session.Stats(), p.session.Checksum, &p.status); err != nil {
 		return err
 	}
 	if p.q.ticks == 0 {
@@ -191,7 +219,6 @@ func (p *page) Update(u *gameloop.Update) error {
 		return fmt.Errorf("the game desynchronized at tick %d", p.desync.Tick)
 	case p.result == "" && p.final.Done():
 		p.result = p.final.Line()
-		showMessage(p.result)
 	case p.result != "" && (p.peerOut || duelnet.Settled(p.session, p.local, p.q.ticks)):
 		return gameloop.ErrStop
 	case p.result == "" && p.peerOut:
@@ -236,7 +263,8 @@ func (p *page) Input(in *gameloop.Input) error {
 	return nil
 }
 
-// Render draws the game with the session's figures on the status line.
+// Render draws the game with the session's figures on the status line, and shows the message
+// under the canvas too, whole.
 func (p *page) Render(r *gameloop.Render) error {
 	st := &p.status
 	st.Player = p.local
@@ -244,19 +272,37 @@ func (p *page) Render(r *gameloop.Render) error {
 	if p.session != nil {
 		duelnet.ShowSession(st, p.session, p.local, st.NoPeer)
 	}
-	p.view.Draw(&p.game.State, st)
+	// The canvas's message row is as wide as the view: a longer message ends there with an
+	// ellipsis, and is read whole under the canvas.
+	row := *st
+	row.Message = fitRow(st.Message, duel.ViewWidth)
+	p.view.Draw(&p.game.State, &row)
 	p.painter.paint(r.Width, r.Height)
+	p.showMessage()
 	return nil
 }
 
+// showMessage shows the message (with the checksum line, once shown) under the canvas, where it
+// wraps, when it has changed.
+func (p *page) showMessage() {
+	text := p.status.Message
+	if p.result != "" {
+		text = p.result + "; " + text
+	}
+	if text != p.shown {
+		showMessage(text)
+		p.shown = text
+	}
+}
+
 // expose gives the page (and its tests) window.duelweb: status() returns the status line,
-// message() the message row, result() "tick N checksum HEX" once shown (given ticks), ended()
+// message() the message, whole (the canvas's row shows what fits of it), result() "tick N checksum HEX" once shown (given ticks), ended()
 // how the game ended ("" while it runs), and recording() the recording, base64-encoded, once
 // the game has ended ("" before).
 func (p *page) expose() {
 	obj := js.Global().Get("Object").New()
 	obj.Set("status", js.FuncOf(func(js.Value, []js.Value) any { return p.cells.line(duel.ViewHeight - 1) }))
-	obj.Set("message", js.FuncOf(func(js.Value, []js.Value) any { return p.cells.line(duel.ViewHeight - 2) }))
+	obj.Set("message", js.FuncOf(func(js.Value, []js.Value) any { return p.status.Message }))
 	obj.Set("result", js.FuncOf(func(js.Value, []js.Value) any { return p.result }))
 	obj.Set("ended", js.FuncOf(func(js.Value, []js.Value) any { return p.ended }))
 	obj.Set("recording", js.FuncOf(func(js.Value, []js.Value) any {
