@@ -14,7 +14,9 @@
 // flags), bot=SEED and ticks=N (a bot plays until tick N is final, as duel -headless -bot does).
 //
 // The server listens on 127.0.0.1:8090 (-listen) until interrupted (Ctrl-C, SIGTERM), and
-// exits 0 then; it exits 1 if it cannot build the game or listen, 2 on a bad flag. Peers
+// exits 0 then; it exits 1 if it cannot build the game or listen, 2 on a bad flag. A client
+// that does not read a response for 30 s (-write-timeout) is cut off; one that reads slowly
+// still gets the whole game. Peers
 // behind NAT on different networks need STUN or TURN servers, which the page does not set:
 // see docs/web-netplay.md.
 package main
@@ -44,7 +46,8 @@ var indexHTML []byte
 
 // options are the command's flags.
 type options struct {
-	listen string
+	listen       string
+	writeTimeout time.Duration
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -52,11 +55,15 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("duelweb", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.listen, "listen", "127.0.0.1:8090", "the `address` to serve the page and the lobby on")
+	fs.DurationVar(&o.writeTimeout, "write-timeout", wasmsite.DefaultWriteTimeout, "how long a write of a response may wait for the client to read before it is cut off")
 	if err := cli.Parse(fs, args); err != nil {
 		return o, err
 	}
 	if fs.NArg() > 0 {
 		return o, &cli.UsageError{Err: fmt.Errorf("unexpected arguments %q", fs.Args())}
+	}
+	if o.writeTimeout <= 0 {
+		return o, &cli.UsageError{Err: fmt.Errorf("-write-timeout %v is not positive", o.writeTimeout)}
 	}
 	return o, nil
 }
@@ -97,7 +104,7 @@ func run(ctx context.Context, opts options, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: s.handler(l), ReadHeaderTimeout: 10 * time.Second}
+	srv := newServer(s, l, opts)
 	addr := ln.Addr().String()
 	fmt.Fprintf(stdout, "duelweb: open http://%s/?room=duel in two browsers to play, or one browser and\n", addr)
 	fmt.Fprintf(stdout, "duelweb: go run ./cmd/duel -lobby ws://%s/ws -room duel\n", addr)
@@ -119,6 +126,13 @@ func run(ctx context.Context, opts options, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintln(stdout, "duelweb: stopped")
 	return errors.Join(errs...)
+}
+
+// newServer returns the server of s and the lobby l, with timeouts for clients that send or
+// read too slowly (the lobby's WebSockets, hijacked, are not bound by them).
+func newServer(s site, l http.Handler, opts options) *http.Server {
+	s.WriteTimeout = opts.writeTimeout
+	return wasmsite.NewServer(s.handler(l), opts.writeTimeout)
 }
 
 // site is what the server serves: the game, built, with its page and wasm_exec.js.

@@ -8,7 +8,8 @@
 // Peers connect to ws://ADDR/ws (-path). Prometheus metrics are at /metrics on the same
 // listener, or on another with -metrics ADDR. -static DIR also serves the files of DIR at /,
 // for a web page of peers to be loaded from the lobby's origin (pages of other origins may
-// connect only if -origins lists them).
+// connect only if -origins lists them); a client that does not read a file for 30 s
+// (-write-timeout) is cut off.
 //
 // Clients are not trusted: every limit below is enforced, and a client that breaks the
 // protocol or a limit is sent an error message saying why and closed; the server logs it. A
@@ -44,6 +45,7 @@ import (
 	"time"
 
 	"github.com/gameloop-go/gameloop/internal/cli"
+	"github.com/gameloop-go/gameloop/internal/wasmsite"
 	"github.com/gameloop-go/gameloop/netplay/rtc/lobby"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -59,6 +61,7 @@ func main() {
 // options are the command's flags, parsed.
 type options struct {
 	listen, path, metrics, static, origins string
+	writeTimeout                           time.Duration
 	cfg                                    lobby.Config
 }
 
@@ -70,6 +73,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.path, "path", "/ws", "the WebSocket's path: a plain path, without wildcards")
 	fs.StringVar(&o.metrics, "metrics", "", "serve /metrics on this `address` (by default on -listen's)")
 	fs.StringVar(&o.static, "static", "", "also serve the files of `DIR` at /")
+	fs.DurationVar(&o.writeTimeout, "write-timeout", wasmsite.DefaultWriteTimeout, "how long a write of an HTTP response (a -static file, the metrics) may wait for the client to read before it is cut off")
 	fs.StringVar(&o.origins, "origins", "", "comma-separated origins (host patterns, such as *.example.com) of other sites whose pages may connect")
 	fs.IntVar(&o.cfg.MaxRooms, "max-rooms", lobby.DefaultMaxRooms, "the most rooms open at once")
 	fs.IntVar(&o.cfg.MaxRoomSize, "max-room-size", lobby.MaxRoomSize, "the largest room, 2 to 8 peers")
@@ -93,6 +97,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	}
 	if err := checkPath(o.path); err != nil {
 		return o, &cli.UsageError{Err: fmt.Errorf("-path: %w", err)}
+	}
+	if o.writeTimeout <= 0 {
+		return o, &cli.UsageError{Err: fmt.Errorf("-write-timeout %v is not positive", o.writeTimeout)}
 	}
 	if o.path == "/" && o.static != "" {
 		return o, &cli.UsageError{Err: fmt.Errorf("-path: %q is where -static serves its files", o.path)}
@@ -127,10 +134,11 @@ func checkPath(p string) error {
 	return nil
 }
 
-// routes returns the mux of the main listener: the lobby at o.path, the files of -static at /,
-// and the metrics unless they have a listener of their own. It returns an error for a path
-// the mux refuses (which the checks of parseFlags are meant to have refused already).
-func routes(o options, l, files, metrics http.Handler) (mux *http.ServeMux, err error) {
+// routes returns the mux of the main listener: the lobby l at o.path, the files of -static at
+// / (each write bounded by -write-timeout), and metrics unless they have a listener of their
+// own. It returns an error for a path the mux refuses (which parseFlags' checks are meant to
+// have refused already).
+func (o options) routes(l, metrics http.Handler) (mux *http.ServeMux, err error) {
 	defer func() {
 		// ServeMux panics on a pattern it refuses, with no other way to ask it.
 		if r := recover(); r != nil {
@@ -139,13 +147,19 @@ func routes(o options, l, files, metrics http.Handler) (mux *http.ServeMux, err 
 	}()
 	mux = http.NewServeMux()
 	mux.Handle(o.path, l)
-	if files != nil {
-		mux.Handle("/", files)
+	if o.static != "" {
+		mux.Handle("/", wasmsite.WriteTimeouts(http.FileServer(http.Dir(o.static)), o.writeTimeout))
 	}
-	if metrics != nil {
+	if o.metrics == "" {
 		mux.Handle("/metrics", metrics)
 	}
 	return mux, nil
+}
+
+// server returns the server of h, with timeouts for clients that send or read too slowly (the
+// peers' WebSockets, hijacked, are not bound by them).
+func (o options) server(h http.Handler) *http.Server {
+	return wasmsite.NewServer(h, o.writeTimeout)
 }
 
 // run serves until ctx ends, then shuts down. ready, if not nil, is told the addresses it
@@ -162,14 +176,7 @@ func run(ctx context.Context, args []string, stderr io.Writer, ready func(addr, 
 		return &cli.UsageError{Err: err}
 	}
 	metrics := promhttp.HandlerFor(registry(l), promhttp.HandlerOpts{})
-	var files, mainMetrics http.Handler
-	if o.static != "" {
-		files = http.FileServer(http.Dir(o.static))
-	}
-	if o.metrics == "" {
-		mainMetrics = metrics
-	}
-	mux, err := routes(o, l, files, mainMetrics)
+	mux, err := o.routes(l, metrics)
 	if err != nil {
 		return &cli.UsageError{Err: err}
 	}
@@ -179,7 +186,7 @@ func run(ctx context.Context, args []string, stderr io.Writer, ready func(addr, 
 		return err
 	}
 	defer ln.Close()
-	servers := []*http.Server{{Handler: mux, ReadHeaderTimeout: 10 * time.Second}}
+	servers := []*http.Server{o.server(mux)}
 	listeners := []net.Listener{ln}
 	metricsAddr := ln.Addr().String()
 	if o.metrics != "" {
@@ -190,7 +197,7 @@ func run(ctx context.Context, args []string, stderr io.Writer, ready func(addr, 
 		defer mln.Close()
 		mmux := http.NewServeMux()
 		mmux.Handle("/metrics", metrics)
-		servers = append(servers, &http.Server{Handler: mmux, ReadHeaderTimeout: 10 * time.Second})
+		servers = append(servers, o.server(mmux))
 		listeners = append(listeners, mln)
 		metricsAddr = mln.Addr().String()
 	}

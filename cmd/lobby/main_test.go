@@ -22,6 +22,7 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/gameloop-go/gameloop/netplay/rtc"
+	"github.com/gameloop-go/gameloop/netplay/rtc/lobby"
 )
 
 // guard bounds every wait: it fails a test that hangs, and never decides a pass.
@@ -238,6 +239,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"-path", "/a b"}, 2, `-path: "/a b" is not a plain path`},
 		{[]string{"-path", "/%zz"}, 2, `-path: "/%zz" is not a plain path`},
 		{[]string{"-path", "/a/../ws"}, 2, `-path: "/a/../ws" is not a plain path`},
+		{[]string{"-write-timeout", "0s"}, 2, "-write-timeout 0s is not positive"},
 		{[]string{"-max-queued", "1000"}, 2, "MaxQueued 1000 is less than MaxMessage+1024 bytes"},
 		{[]string{"-max-queued", "1000000", "-max-queued-total", "500000"}, 2, "MaxQueuedTotal 500000 is less than MaxQueued 1000000"},
 		{[]string{"extra"}, 2, "unexpected arguments"},
@@ -502,4 +504,88 @@ func procFigures(t *testing.T, addr string) (rss, heap, goroutines float64) {
 		out[i] = v
 	}
 	return out[0], out[1], out[2]
+}
+
+// TestSlowClient: with -static, a client that asks for a large file and does not read is cut
+// off once a write of the response has waited -write-timeout (its connection closed by the
+// server, the file not sent whole); the peers' WebSockets are not bound by the timeout.
+func TestSlowClient(t *testing.T) {
+	dir := t.TempDir()
+	const size = 64 << 20 // far more than a socket's buffers hold
+	f, err := os.Create(filepath.Join(dir, "big"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(size); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	o, err := parseFlags([]string{"-static", dir, "-write-timeout", "100ms"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := lobby.New(o.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux, err := o.routes(l, http.NotFoundHandler())
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := o.server(mux)
+	closed := make(chan string, 100)
+	srv.ConnState = func(c net.Conn, st http.ConnState) {
+		if st == http.StateClosed {
+			closed <- c.RemoteAddr().String()
+		}
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ln)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), guard)
+		defer cancel()
+		l.Close(ctx)
+		srv.Close()
+	})
+	addr := ln.Addr().String()
+
+	ctx, cancel := context.WithTimeout(context.Background(), guard)
+	defer cancel()
+	ws, _, err := websocket.Dial(ctx, "ws://"+addr+"/ws", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.CloseNow()
+
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "GET /big HTTP/1.1\r\nHost: %s\r\n\r\n", addr)
+	wait := time.NewTimer(guard)
+	defer wait.Stop()
+	for gone := false; !gone; {
+		select {
+		case a := <-closed:
+			gone = a == c.LocalAddr().String()
+		case <-wait.C:
+			t.Fatal("the server did not close the connection of a client that does not read")
+		}
+	}
+	c.SetReadDeadline(time.Now().Add(guard))
+	if n, err := io.Copy(io.Discard, c); err != nil || n >= size {
+		t.Errorf("the client that did not read then read %d bytes (%v): want less than the %d of the file, then the end", n, err, size)
+	}
+
+	// The WebSocket, opened before, has lived past the write timeout of every write above.
+	if err := ws.Write(ctx, websocket.MessageText, []byte(`{"type":"join","room":"r","size":2}`)); err != nil {
+		t.Fatal(err)
+	}
+	if _, b, err := ws.Read(ctx); err != nil || !strings.Contains(string(b), `"joined"`) {
+		t.Errorf("the lobby after the write timeout: %s, %v", b, err)
+	}
 }
