@@ -17,10 +17,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/debugger"
 	"github.com/chromedp/chromedp"
 
 	"github.com/gameloop-go/gameloop/internal/chromiumtest"
@@ -299,6 +302,52 @@ func TestBrowserDuel(t *testing.T) {
 		if err == nil || !strings.Contains(errOut, "the other player left after tick ") {
 			t.Fatalf("duel -lobby: %v, stderr:\n%s\nwant exit 1, and that the other player left", err, errOut)
 		}
+	})
+
+	// A page stopped for 5 s (what a debugger, or a browser's background tab, does to it: no
+	// frames, no timers) is dropped by duel -lobby; the page, back, ends saying it was dropped,
+	// having made final no tick the other ran without it: never a split game.
+	t.Run("page-stalled", func(t *testing.T) {
+		first.t = t
+		native := startDuel(t, duel, "-lobby", lobbyURL, "-room", "stalled", "-headless", "-ticks", "900", "-bot", "2")
+		first.open(ts.URL + "/?room=stalled&bot=1")
+		first.waitFor("the game to run", `typeof window.duelweb?.status === "function" && / tick [1-9][0-9]/.test(duelweb.status())`)
+		if _, err := chromedp.Call(first.ctx, debugger.Enable, debugger.EnableParams{}); err != nil {
+			t.Fatalf("the page's debugger: %v", err)
+		}
+		if _, err := chromedp.Call(first.ctx, debugger.Pause, cdp.Empty{}); err != nil {
+			t.Fatalf("stopping the page: %v", err)
+		}
+		time.Sleep(5 * time.Second) // the stall itself, longer than the 2 s disconnect timeout
+		if _, err := chromedp.Call(first.ctx, debugger.Resume, debugger.ResumeParams{}); err != nil {
+			t.Fatalf("resuming the page: %v", err)
+		}
+		first.waitFor("the page to end", `duelweb.ended() !== ""`)
+		ended := first.eval(`duelweb.ended()`)
+		if !strings.Contains(ended, "dropped by the other peers") {
+			t.Fatalf("the page, back, ended %q: want that it was dropped", ended)
+		}
+		err := native.wait()
+		errOut := native.stderr.String()
+		m := regexp.MustCompile(`the other player was lost after tick (\d+)`).FindStringSubmatch(errOut)
+		if m == nil {
+			t.Fatalf("duel -lobby: %v, stderr:\n%s\nwant that the other player was lost", err, errOut)
+		}
+		// The page's recording holds the ticks it made final: none past the cutoff duel -lobby
+		// printed.
+		cutoff, _ := strconv.ParseUint(m[1], 10, 64)
+		data, err := base64.StdEncoding.DecodeString(first.eval(`duelweb.recording()`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec, err := replay.Decode(bytes.NewReader(data))
+		if err != nil {
+			t.Fatalf("the page's recording: %v", err)
+		}
+		if rec.Ticks > cutoff {
+			t.Fatalf("the page made %d ticks final; duel -lobby dropped it after tick %d", rec.Ticks, cutoff)
+		}
+		t.Logf("the page: %s; duel -lobby dropped it after tick %d, the page's recording holds %d ticks", ended, cutoff, rec.Ticks)
 	})
 	if t.Failed() {
 		t.Logf("the lobby's log:\n%s", lobbyLog.String())
