@@ -10,6 +10,14 @@ import (
 	"github.com/gameloop-go/gameloop/netsim"
 )
 
+// seeds returns n, or 2 under the race detector, which runs the games ten times slower.
+func seeds(n int) int {
+	if raceEnabled {
+		return min(n, 2)
+	}
+	return n
+}
+
 // agreedCutoff returns the tick after which every peer in others dropped player h, failing
 // the test if one did not or they disagree.
 func agreedCutoff(t *testing.T, sm *sim, h int, others ...int) uint64 {
@@ -45,7 +53,7 @@ func noDesync(t *testing.T, sm *sim) {
 // peer 4, back, learns it was dropped and ends with a DroppedError, having made no tick final
 // past the cutoff: it never plays a game of its own.
 func TestFrozenPeerIsToldItWasDropped(t *testing.T) {
-	for seed := range uint64(8) {
+	for seed := range uint64(seeds(8)) {
 		sm := newSim(t, simConfig{players: 5, ticks: 720, preset: "poor", seed: 40 + seed,
 			at: func(now time.Duration, sm *sim) {
 				if now == 3*time.Second {
@@ -76,7 +84,7 @@ func TestFrozenPeerIsToldItWasDropped(t *testing.T) {
 // theirs: a stall taken for a cut link would make them leave); peer 1 is dropped and told so;
 // peer 5, back within the timeout, plays on.
 func TestStallsAreNotCutLinks(t *testing.T) {
-	for seed := range uint64(8) {
+	for seed := range uint64(seeds(8)) {
 		sm := newSim(t, simConfig{players: 8, ticks: 720, preset: "poor", seed: 50 + seed,
 			at: func(now time.Duration, sm *sim) {
 				switch now {
@@ -107,7 +115,7 @@ func TestStallsAreNotCutLinks(t *testing.T) {
 // leaves within a second of the timeout, having made no tick final past the cutoff the others
 // agreed, and no peer raises a desync for the ticks peer 2 ran past it.
 func TestOneWayLoss(t *testing.T) {
-	for seed := range uint64(8) {
+	for seed := range uint64(seeds(8)) {
 		sm := newSim(t, simConfig{players: 3, ticks: 720, seed: 60 + seed,
 			at: func(now time.Duration, sm *sim) {
 				if now == 0 {
