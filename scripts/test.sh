@@ -52,12 +52,14 @@ go run honnef.co/go/tools/cmd/staticcheck@v0.7.0 ./...
 
 # 3. The unit tests, with the race detector, under a virtual X server when there is one.
 # internal/doccheck runs every command of the documentation as pasted, the benchmarks that made
-# its tables in a short form (scripts/measure.sh runs them at full length).
+# its tables in a short form (scripts/measure.sh runs them at full length). -parallel 4: the
+# end-to-end tests marked parallel (games between processes, browsers) wait on real time far
+# more than they compute, and every test must pass on a loaded machine.
 step "go test -race"
 if command -v xvfb-run >/dev/null; then
-  xvfb-run -a -s "-screen 0 1280x1024x24" go test -race -count=1 -timeout 20m ./...
+  xvfb-run -a -s "-screen 0 1280x1024x24" go test -race -count=1 -parallel 4 -timeout 20m ./...
 else
-  go test -race -count=1 -timeout 20m ./...
+  go test -race -count=1 -parallel 4 -timeout 20m ./...
 fi
 
 # 4. Extra steps (fuzzing, end-to-end runs), one script each.

@@ -33,6 +33,7 @@ func startLobby(t *testing.T) string {
 // the left paddle, both print the same checksum for the tick, and each one's recording holds it
 // and replays matched.
 func TestLobbyHeadless(t *testing.T) {
+	t.Parallel() // real time: two processes playing 10 s
 	url := startLobby(t)
 	dir := t.TempDir()
 	ticks := 600
@@ -127,6 +128,7 @@ func TestLobbyNetsim(t *testing.T) {
 	if testing.Short() {
 		t.Skip("plays a game of a few seconds")
 	}
+	t.Parallel() // real time: two processes playing 5 s
 	url := startLobby(t)
 	within := 3 * time.Minute
 	n := "300"
