@@ -7,8 +7,6 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
-
-	"github.com/gameloop-go/gameloop/netsim"
 )
 
 // faultGames is how many games TestPeersFaults plays: a short form in the suite, 1,000 by hand
@@ -203,17 +201,7 @@ func playFaultGame(t *testing.T, seed uint64, fg faultGame, r *rand.Rand) (*sim,
 				}
 			}
 		}})
-	for _, a := range sm.peers {
-		for _, b := range sm.peers {
-			if a != b {
-				sm.net.SetConditions(a.name, b.name, netsim.Conditions{
-					Latency: time.Duration(r.Int64N(int64(300 * time.Millisecond))),
-					Jitter:  time.Duration(r.Int64N(int64(30 * time.Millisecond))),
-					Loss:    r.Float64() * 0.2,
-				})
-			}
-		}
-	}
+	randomLinks(sm, r)
 	sm.run()
 	return sm, run
 }

@@ -123,6 +123,14 @@ func playLeaveGameSim(t *testing.T, seed uint64, lg leaveGame, r *rand.Rand) (*s
 				cut[f.a][f.b], cut[f.b][f.a] = true, true
 			}
 		}})
+	randomLinks(sm, r)
+	sm.run()
+	return sm, cut
+}
+
+// randomLinks gives each direction of each link between sm's peers its own latency (0-300 ms),
+// jitter (0-30 ms) and loss (0-20%), drawn from r.
+func randomLinks(sm *sim, r *rand.Rand) {
 	for _, a := range sm.peers {
 		for _, b := range sm.peers {
 			if a != b {
@@ -134,8 +142,6 @@ func playLeaveGameSim(t *testing.T, seed uint64, lg leaveGame, r *rand.Rand) (*s
 			}
 		}
 	}
-	sm.run()
-	return sm, cut
 }
 
 // checkLeave checks a game played by playLeaveGame.

@@ -73,7 +73,12 @@ func (s *Session[I]) refuse(p *packet, m *wire.Message, why uint8) {
 	if m.Kind == wire.KindSpectate {
 		s.out.Kind, s.out.Cutoff, s.out.DropFlags = wire.KindDropped, wire.NoTick, why
 	}
-	b, err := wire.Append(s.sendBuf[:0], &s.out)
+	s.answer(p, &s.out)
+}
+
+// answer sends m to the sender of p, which is no peer's: a handshake's answer.
+func (s *Session[I]) answer(p *packet, m *wire.Message) {
+	b, err := wire.Append(s.sendBuf[:0], m)
 	if err != nil {
 		return
 	}

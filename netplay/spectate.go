@@ -159,16 +159,7 @@ func (s *Session[I]) sendCookie(p *packet, m *wire.Message) {
 	s.out = wire.Message{}
 	s.out.Kind, s.out.Session = wire.KindCookie, m.Session
 	s.out.Cookie = s.cookie(p, m.Session, int64(s.now/cookieLife))
-	b, err := wire.Append(s.sendBuf[:0], &s.out)
-	if err != nil {
-		return
-	}
-	if s.tr.send(b, p.addr, netip.AddrPortFrom(p.ap.Addr().Unmap(), p.ap.Port())) != nil {
-		s.stats.SendErrors++
-		return
-	}
-	s.stats.PacketsSent++
-	s.stats.BytesSent += uint64(len(b))
+	s.answer(p, &s.out)
 }
 
 // dropSpectator lets spectator pr go, telling it why (wire.DroppedSilent, wire.DroppedLate; 0
