@@ -144,7 +144,10 @@ type Stats struct {
 // shutting the http.Server down (WebSockets are not shut down by http.Server.Shutdown).
 type Server struct {
 	cfg Config
-	wg  sync.WaitGroup // the handlers
+	// active counts the handlers running (guarded by mu); idle is closed once the lobby is
+	// closed and none is. A WaitGroup would not do: a handler may start while Close waits.
+	active int
+	idle   chan struct{}
 
 	queued atomic.Int64 // bytes waiting to be written, of every peer
 
@@ -243,7 +246,7 @@ func New(cfg Config) (*Server, error) {
 	case cfg.MaxQueuedTotal < cfg.MaxQueued:
 		return nil, fmt.Errorf("lobby: MaxQueuedTotal %d is less than MaxQueued %d", cfg.MaxQueuedTotal, cfg.MaxQueued)
 	}
-	s := &Server{cfg: cfg, rooms: map[string]*room{}, peers: map[*peer]struct{}{}}
+	s := &Server{cfg: cfg, rooms: map[string]*room{}, peers: map[*peer]struct{}{}, idle: make(chan struct{})}
 	s.stats.Refused = map[string]uint64{}
 	for _, r := range RefusalReasons() {
 		s.stats.Refused[r] = 0
@@ -270,13 +273,8 @@ func (s *Server) Stats() Stats {
 // error).
 func (s *Server) Close(ctx context.Context) error {
 	s.closing()
-	done := make(chan struct{})
-	go func() {
-		s.wg.Wait()
-		close(done)
-	}()
 	select {
-	case <-done:
+	case <-s.idle:
 		return nil
 	case <-ctx.Done():
 		return fmt.Errorf("lobby: closing: %w", ctx.Err())
@@ -287,6 +285,9 @@ func (s *Server) Close(ctx context.Context) error {
 func (s *Server) closing() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if !s.closed && s.active == 0 {
+		close(s.idle)
+	}
 	s.closed = true
 	for p := range s.peers {
 		p.end(websocket.StatusGoingAway, "the lobby is shutting down", "the lobby is shutting down")
@@ -296,8 +297,8 @@ func (s *Server) closing() {
 // ServeHTTP serves one peer: it upgrades the request to a WebSocket and runs the protocol on
 // it until the peer has connected with its room, leaves, or is refused.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	s.wg.Add(1)
-	defer s.wg.Done()
+	s.enter()
+	defer s.exit()
 	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: s.cfg.OriginPatterns})
 	if err != nil {
 		s.logf("lobby: %v: %v", r.RemoteAddr, err) // Accept has answered the request
@@ -315,6 +316,27 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// (and dropping) what the peer sent meanwhile as it waits for its side of the closing
 	// handshake.
 	<-p.written
+}
+
+// enter counts a handler running.
+func (s *Server) enter() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.active++
+}
+
+// exit counts a handler returned, and tells Close once none runs in a closed lobby.
+func (s *Server) exit() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.active--
+	if s.closed && s.active == 0 {
+		select {
+		case <-s.idle:
+		default:
+			close(s.idle)
+		}
+	}
 }
 
 // admit counts p among the lobby's peers and starts its timeout, or refuses it if the lobby is

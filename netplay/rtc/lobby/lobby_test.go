@@ -760,3 +760,36 @@ func TestSlowPeer(t *testing.T) {
 		}
 	})
 }
+
+// TestCloseWhilePeersArrive: peers keep arriving while Close waits for the handlers: Close
+// returns, each late peer is refused as the lobby shuts down, and no handler's start races
+// Close's wait (a WaitGroup would: its Add must not run while a Wait may, which the race
+// detector and the sync package report).
+func TestCloseWhilePeersArrive(t *testing.T) {
+	for range 5 {
+		l, err := New(Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := httptest.NewServer(l)
+		url := "ws" + strings.TrimPrefix(srv.URL, "http")
+		var wg sync.WaitGroup
+		for range 8 {
+			wg.Go(func() {
+				ctx, cancel := context.WithTimeout(context.Background(), guard)
+				defer cancel()
+				if ws, _, err := websocket.Dial(ctx, url, nil); err == nil {
+					_, _, _ = ws.Read(ctx) // the lobby closes it: read until then
+					ws.CloseNow()
+				}
+			})
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), guard)
+		if err := l.Close(ctx); err != nil {
+			t.Fatal(err)
+		}
+		cancel()
+		wg.Wait()
+		srv.Close()
+	}
+}
