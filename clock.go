@@ -29,6 +29,14 @@ func NewSystemClock() *SystemClock {
 	return c
 }
 
+// NewLowPowerClock returns the system's monotonic clock waiting with a low-power pacer
+// (NewLowPowerPacer): a sleep to each deadline, no spin. Config.LowPower makes a loop use one.
+func NewLowPowerClock() *SystemClock {
+	c := &SystemClock{origin: time.Now()}
+	c.pacer = NewLowPowerPacer(c.Now)
+	return c
+}
+
 // Now returns the monotonic time since the clock was made.
 func (c *SystemClock) Now() time.Duration { return time.Since(c.origin) }
 

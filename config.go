@@ -77,6 +77,14 @@ type Config struct {
 	// simulated clock starting at 0).
 	Clock Clock
 
+	// LowPower makes the system clock wait for each deadline with one sleep and no spin
+	// (NewLowPowerClock): a frame starts later, tens to hundreds of µs on a virtual machine,
+	// at a fraction of the CPU the default pacer's spin costs (docs/pacing.md). Choose it
+	// where a frame's start need not be exact to microseconds: a game on battery, a server, a
+	// netplay peer that shares its core. It cannot be combined with Clock (which paces itself)
+	// or Bench (which never waits).
+	LowPower bool
+
 	// Window is where input comes from and frames go. nil means headless: no input, and Render
 	// events with zero width and height.
 	Window Window
@@ -168,6 +176,12 @@ func (c Config) validate() error {
 	if c.FrameTimeSamples < 0 || c.FrameTimeSamples > MaxFrameTimeSamples {
 		return badField("FrameTimeSamples", c.FrameTimeSamples,
 			fmt.Sprintf("must be between 0 (the default) and %d", MaxFrameTimeSamples))
+	}
+	if c.LowPower && c.Bench {
+		return badField("LowPower", c.LowPower, "cannot be combined with Bench: a bench loop never waits")
+	}
+	if c.LowPower && c.Clock != nil {
+		return badField("LowPower", c.LowPower, "cannot be combined with Clock: it chooses the system clock's pacing, and a Clock paces itself")
 	}
 	if c.Lazy && c.Bench {
 		return badField("Lazy", c.Lazy, "cannot be combined with Bench: a lazy loop waits for input, a bench loop never waits")

@@ -137,7 +137,10 @@ func New(cfg Config) (*Loop, error) {
 	if cfg.Bench && l.clock == nil {
 		l.clock = NewManualClock()
 	}
-	if l.clock == nil {
+	switch {
+	case l.clock == nil && cfg.LowPower:
+		l.clock = NewLowPowerClock()
+	case l.clock == nil:
 		l.clock = NewSystemClock()
 	}
 	_, l.simulated = l.clock.(*ManualClock)

@@ -51,6 +51,8 @@ type Pacer struct {
 	// long is the margin of the long precise sleep, or of the coarse wait where there is no
 	// precise sleep; short is the margin of the short precise sleep.
 	long, short margin
+	// lowPower makes each wait one sleep to the deadline itself, with no spin (NewLowPowerPacer).
+	lowPower bool
 
 	waits, woken, late atomic.Uint64
 	spun               atomic.Int64 // total time spent spinning, ns
@@ -87,6 +89,20 @@ func NewPacer(now func() time.Duration) *Pacer {
 	p.timer = time.NewTimer(time.Hour)
 	p.timer.Stop()
 	p.coarse = p.timerWait
+	return p
+}
+
+// NewLowPowerPacer returns a pacer on the clock now that waits at the cost of a sleep: one
+// absolute clock_nanosleep to the deadline itself on Linux (after a coarse wait on a Go timer,
+// for waits longer than 20 ms), a Go timer elsewhere, and no spin. It wakes later than a
+// Pacer's spin does (on a virtual machine tens to hundreds of µs on Linux, up to a millisecond
+// or more elsewhere; docs/pacing.md has the figures), at a fraction of its CPU: choose it where
+// a frame's start need not be exact to microseconds (a game on battery, a server, a browser
+// tab that shares its core), and the Pacer where it must.
+func NewLowPowerPacer(now func() time.Duration) *Pacer {
+	p := NewPacer(now)
+	p.lowPower = true
+	p.publish()
 	return p
 }
 
@@ -143,6 +159,9 @@ func (p *Pacer) wait(deadline time.Duration, wake <-chan struct{}, warm func()) 
 	if now >= deadline {
 		return start, now, false
 	}
+	if p.lowPower {
+		return p.sleepTo(start, deadline, wake, warm)
+	}
 	// Where the long sleep (or the coarse wait) ends, leaving the short sleep room to be short
 	// rather than nothing to do.
 	longAt := deadline - max(p.long.value, p.short.value+minShortRoom)
@@ -193,6 +212,33 @@ func (p *Pacer) wait(deadline time.Duration, wake <-chan struct{}, warm func()) 
 	return start, end, woken
 }
 
+// sleepTo is wait for a low-power pacer: a coarse wait for a wait longer than maxUninterrupted
+// (which wake can end), then one sleep to the deadline itself, and no spin.
+func (p *Pacer) sleepTo(start, deadline time.Duration, wake <-chan struct{}, warm func()) (time.Duration, time.Duration, bool) {
+	now := start
+	if p.precise == nil {
+		if p.coarse(deadline-now, wake) {
+			return start, 0, true
+		}
+		return start, p.now(), false
+	}
+	if deadline-now > maxUninterrupted {
+		if p.coarse(deadline-p.lead-now, wake) {
+			return start, 0, true
+		}
+	}
+	if warm != nil {
+		warm() // while the time is free: there is no spin to run it in
+	}
+	p.precise(deadline)
+	select {
+	case <-wake:
+		return start, 0, true
+	default:
+	}
+	return start, p.now(), false
+}
+
 // minShortSleep is the shortest short sleep worth its system call; minShortRoom is the least
 // the long sleep leaves it. maxUninterrupted is the longest a long sleep goes without a coarse
 // wait before it: as long as a frame at 50 Hz, so that at the usual frame rates a wait costs
@@ -226,6 +272,11 @@ func (p *Pacer) spin(now, deadline time.Duration, wake <-chan struct{}, warm fun
 
 // publish copies the margins where other goroutines can read them.
 func (p *Pacer) publish() {
+	if p.lowPower {
+		p.longMargin.Store(0) // one sleep to the deadline itself
+		p.shortMargin.Store(0)
+		return
+	}
 	if p.precise == nil {
 		p.longMargin.Store(int64(p.long.value))
 		p.shortMargin.Store(int64(p.long.value))

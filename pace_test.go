@@ -370,3 +370,65 @@ func TestPacerWarmsOnceAsTheSpinBegins(t *testing.T) {
 		t.Errorf("warm called %d times for a deadline that had passed, want 0", calls)
 	}
 }
+
+// TestLowPowerPacer: a low-power pacer waits with one sleep to the deadline itself and never
+// spins: a wait of a frame is one precise sleep (warming first, as there is no spin to warm
+// in); a longer one a coarse wait to the lead before it, then that sleep; a wake-up in the
+// coarse wait ends it; without a precise sleep, the Go timer alone waits to the deadline. Its
+// margins are 0: a window waits for input until the lead before a deadline.
+func TestLowPowerPacer(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		precise  bool
+		deadline time.Duration
+		want     []string
+	}{
+		{"frame", true, 16 * time.Millisecond, []string{"precise to 16ms"}},
+		{"long", true, 100 * time.Millisecond, []string{"coarse 98ms", "precise to 100ms"}},
+		{"no precise sleep", false, 16 * time.Millisecond, []string{"coarse 16ms"}},
+	} {
+		f := &fakeSleeps{step: 0}
+		p := newFakePacer(f, tc.precise)
+		p.lowPower = true
+		p.publish()
+		warmed := 0
+		p.waitUntil(tc.deadline, nil, func() { warmed++ })
+		if !slices.Equal(f.log, tc.want) {
+			t.Errorf("%s: %q, want %q", tc.name, f.log, tc.want)
+		}
+		if st := p.Stats(); st.Spun != 0 || st.Margin != 0 || st.LongMargin != 0 {
+			t.Errorf("%s: %+v, want no spin and no margins", tc.name, st)
+		}
+		if tc.precise && warmed != 1 {
+			t.Errorf("%s: warmed %d times, want once", tc.name, warmed)
+		}
+		if got, want := p.CoarseDeadline(tc.deadline), tc.deadline-p.lead; got != want {
+			t.Errorf("%s: CoarseDeadline %v, want %v", tc.name, got, want)
+		}
+	}
+	f := &fakeSleeps{wakeInCoarse: true}
+	p := newFakePacer(f, true)
+	p.lowPower = true
+	p.WaitUntil(100*time.Millisecond, nil)
+	if st := p.Stats(); st.Woken != 1 || !slices.Equal(f.log, []string{"coarse 98ms"}) {
+		t.Errorf("woken in the coarse wait: %+v, %q; want one wait woken, and no sleep after", st, f.log)
+	}
+}
+
+// TestLowPowerLoop: Config.LowPower gives the loop a low-power system clock, which waits on
+// time: a tick of 100 Hz, on the real clock, never early.
+func TestLowPowerLoop(t *testing.T) {
+	loop, err := New(Config{TickRate: 100, LowPower: true, NoFrames: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, ok := loop.Clock().(*SystemClock)
+	if !ok || !c.Pacer().lowPower {
+		t.Fatalf("the loop's clock is %T, want a low-power *SystemClock", loop.Clock())
+	}
+	start := c.Now()
+	c.WaitUntil(start+5*time.Millisecond, nil)
+	if now := c.Now(); now < start+5*time.Millisecond {
+		t.Fatalf("the wait ended %v before its deadline", start+5*time.Millisecond-now)
+	}
+}

@@ -203,6 +203,8 @@ func TestConfigErrors(t *testing.T) {
 		{Config{FrameTimeSamples: MaxFrameTimeSamples + 1}, "FrameTimeSamples"},
 		{Config{Lazy: true, Bench: true}, "Lazy"},
 		{Config{Bench: true, Clock: NewSystemClock()}, "Clock"},
+		{Config{LowPower: true, Bench: true}, "LowPower"},
+		{Config{LowPower: true, Clock: NewManualClock()}, "LowPower"},
 		{Config{NoFrames: true, MaxFPS: 30}, "NoFrames"},
 		{Config{NoFrames: true, Lazy: true}, "NoFrames"},
 	}

@@ -32,6 +32,7 @@ func extraStrategies() []strategy {
 	return []strategy{
 		{"pacer", "this library's Pacer alone on the absolute schedule, without the Loop", runPacer},
 		{"gameloop-input", "gameloop's pacing with the coarse wait in Window.WaitInput", runPacerInput},
+		{"gameloop-lowpower", "this library's Loop with Config.LowPower: one sleep to each deadline, no spin", runGameloopLowPower},
 	}
 }
 
@@ -40,7 +41,17 @@ func extraStrategies() []strategy {
 // which starts at its first frame; the grid's origin is read from the first Idle event, which
 // says how long the loop means to wait for the second frame.
 func runGameloop(rec *recorder) error {
-	loop, err := gameloop.New(gameloop.Config{TickRate: rec.hz, MaxFPS: rec.hz})
+	return runLoop(rec, gameloop.Config{TickRate: rec.hz, MaxFPS: rec.hz})
+}
+
+// runGameloopLowPower is runGameloop with the low-power pacer.
+func runGameloopLowPower(rec *recorder) error {
+	return runLoop(rec, gameloop.Config{TickRate: rec.hz, MaxFPS: rec.hz, LowPower: true})
+}
+
+// runLoop drives the library's loop with cfg, as runGameloop says.
+func runLoop(rec *recorder, cfg gameloop.Config) error {
+	loop, err := gameloop.New(cfg)
 	if err != nil {
 		return err
 	}
