@@ -180,11 +180,7 @@ func playFaultGame(t *testing.T, seed uint64, fg faultGame, r *rand.Rand) (*sim,
 	sm := newSim(t, simConfig{players: n, ticks: ticks, seed: seed*1000 + 11, delay: fg.delay, window: fg.window,
 		configure: func(h int, cfg *Config[testInput]) { cfg.SparseSaving = fg.sparse },
 		at: func(now time.Duration, sm *sim) {
-			if now == sm.end()-3*time.Second {
-				for _, p := range sm.peers {
-					p.finalAt = p.s.final
-				}
-			}
+			sm.noteFinal(now)
 			for _, f := range fg.faults {
 				applyFault(sm, f, now)
 			}

@@ -106,11 +106,7 @@ func playLeaveGameSim(t *testing.T, seed uint64, lg leaveGame, r *rand.Rand) (*s
 	sm := newSim(t, simConfig{players: lg.players, ticks: ticks, seed: seed*1000 + 7, delay: lg.delay, window: lg.window,
 		configure: func(h int, cfg *Config[testInput]) { cfg.SparseSaving = lg.sparse },
 		at: func(now time.Duration, sm *sim) {
-			if now == sm.end()-3*time.Second {
-				for _, p := range sm.peers {
-					p.finalAt = p.s.final
-				}
-			}
+			sm.noteFinal(now)
 			for _, f := range lg.faults {
 				if now != f.at {
 					continue
@@ -126,6 +122,16 @@ func playLeaveGameSim(t *testing.T, seed uint64, lg leaveGame, r *rand.Rand) (*s
 	randomLinks(sm, r)
 	sm.run()
 	return sm, cut
+}
+
+// noteFinal notes each peer's final tick 3 s before the loops stop (checkLeave and
+// checkFaults check that the peers still playing made ticks final after it).
+func (sm *sim) noteFinal(now time.Duration) {
+	if now == sm.end()-3*time.Second {
+		for _, p := range sm.peers {
+			p.finalAt = p.s.final
+		}
+	}
 }
 
 // randomLinks gives each direction of each link between sm's peers its own latency (0-300 ms),

@@ -26,7 +26,7 @@ const (
 )
 
 // Game is the duel as a rollback session drives it (netplay.Game): the state, the saved states
-// in their slots with their checksums, and where the local player's input comes from.
+// in their slots, and where the local player's input comes from.
 type Game struct {
 	// State is the game's state, as last stepped or loaded.
 	State duel.State
@@ -41,10 +41,9 @@ type Game struct {
 	slots []slot
 }
 
-// slot is a saved state and its checksum.
+// slot is a saved state.
 type slot struct {
 	state duel.State
-	sum   uint64
 }
 
 // NewGame returns the game started from seed, with slots slots, played by bot if not nil.
@@ -79,9 +78,8 @@ func (g *Game) Step(tick uint64, inputs []netplay.PlayerInput[duel.Input]) error
 
 // Save copies the state into slot and returns its checksum.
 func (g *Game) Save(slot int) uint64 {
-	s := &g.slots[slot]
-	s.state, s.sum = g.State, g.State.Checksum()
-	return s.sum
+	g.slots[slot].state = g.State
+	return g.State.Checksum()
 }
 
 // Load copies the state back from slot.
@@ -92,16 +90,6 @@ func (g *Game) Resize(n int) {
 	if n != len(g.slots) {
 		g.slots = make([]slot, n)
 	}
-}
-
-// Saved returns the checksum of the state after tick as last saved, if a slot still holds it.
-func (g *Game) Saved(tick uint64) (uint64, bool) {
-	for i := range g.slots {
-		if s := &g.slots[i]; s.state.Tick == tick {
-			return s.sum, true
-		}
-	}
-	return 0, false
 }
 
 // KeyHolder turns a terminal's key presses into a paddle held up or down. A terminal reports
