@@ -222,6 +222,11 @@ func (d *dialer) run(ctx context.Context) (*Conn, error) {
 		case <-ctx.Done():
 			return nil, fmt.Errorf("rtc: Dial: %w", ctx.Err())
 		case err := <-d.readErr:
+			if ctx.Err() != nil {
+				// Cancelled: the read failed because the socket was closed for it, and
+				// the select happened to see that first.
+				return nil, fmt.Errorf("rtc: Dial: %w", ctx.Err())
+			}
 			// The lobby's error message, if it sent one, came before the close.
 			for {
 				select {
