@@ -41,11 +41,14 @@ type packet struct {
 	ap   netip.AddrPort // the sender, for a *net.UDPConn
 }
 
-// transport sends and receives packets over a net.PacketConn: by polling TryReadFrom where the
-// conn has it, a *net.UDPConn's socket directly where the platform allows (Linux), or else
-// through one reader goroutine and a fixed ring of packets.
+// transport sends and receives packets over a net.PacketConn: a UDPConn's socket with system
+// calls made directly, by polling TryReadFrom where the conn has it, a *net.UDPConn's socket
+// directly where the platform allows (Linux), or else through one reader goroutine and a fixed
+// ring of packets.
 type transport struct {
 	conn      net.PacketConn
+	raw       *UDPConn  // read and written directly (Linux)
+	batch     *udpBatch // raw's packets read and not yet taken
 	udp       *net.UDPConn
 	connected bool // udp is connected to its one peer: it writes with Write
 	try       tryReader
@@ -79,6 +82,12 @@ func newTransport(conn net.PacketConn, addrs []net.Addr) *transport {
 		return t
 	}
 	t.udp, _ = conn.(*net.UDPConn)
+	if c, ok := conn.(*UDPConn); ok {
+		if t.udp = c.netUDP(); t.udp == nil {
+			t.raw, t.batch = c, newUDPBatch()
+			return t
+		}
+	}
 	if t.udp != nil {
 		t.connected = t.udp.RemoteAddr() != nil
 		if t.poll = newUDPPoller(t.udp); t.poll != nil {
@@ -216,6 +225,9 @@ func isTimeout(err error) bool {
 
 // next copies the next packet received into p and reports whether there was one.
 func (t *transport) next(p *packet) bool {
+	if t.raw != nil {
+		return t.nextRaw(p)
+	}
 	if t.poll != nil {
 		return t.nextPolled(p)
 	}
@@ -237,18 +249,48 @@ func (t *transport) next(p *packet) bool {
 	return true
 }
 
-// nextPolled is next for a polled UDP socket. A read error is counted and ends this poll (a
-// socket that fails at once does not keep the session spinning); maxReadErrors in a row,
-// other than a connected socket's refusals (its peer not there yet), or the conn closed, and
-// the conn has failed.
+// nextRaw is next for a UDPConn: a packet of the last batch read, or of a new one. Once a
+// batch came short (the socket had no more), the call after its last packet reports none
+// without asking the socket again: what arrives meanwhile waits for the next poll.
+func (t *transport) nextRaw(p *packet) bool {
+	b := t.batch
+	if b.next == b.n {
+		if b.drained {
+			b.drained = false
+			return false
+		}
+		n, err := t.raw.tryRecv(b)
+		if err != nil {
+			return t.readFailed(err)
+		}
+		t.failures = 0
+		b.next, b.n, b.drained = 0, n, n < batchPackets
+		if n == 0 {
+			return false
+		}
+	}
+	b.packet(b.next, p)
+	b.next++
+	return true
+}
+
+// nextPolled is next for a polled UDP socket.
 func (t *transport) nextPolled(p *packet) bool {
 	n, ap, err := t.poll.read(p.buf[:])
-	switch {
-	case err == nil:
-		t.failures = 0
-		p.n, p.ap, p.addr = n, ap, nil
-		return true
-	case err == errNoPacket:
+	if err != nil {
+		return t.readFailed(err)
+	}
+	t.failures = 0
+	p.n, p.ap, p.addr = n, ap, nil
+	return true
+}
+
+// readFailed counts a read error of a socket read from the session's calls and returns false.
+// An error ends this poll (a socket that fails at once does not keep the session spinning);
+// maxReadErrors in a row, other than a connected socket's refusals (its peer not there yet),
+// or the conn closed, and the conn has failed.
+func (t *transport) readFailed(err error) bool {
+	if err == errNoPacket {
 		return false
 	}
 	t.mu.Lock()
@@ -272,7 +314,9 @@ func (t *transport) nextPolled(p *packet) bool {
 // closed is kept for the session to return, as the reader keeps its own.
 func (t *transport) send(b []byte, addr net.Addr, ap netip.AddrPort) error {
 	var err error
-	if t.connected {
+	if t.raw != nil {
+		err = t.raw.trySend(b, ap, t.batch)
+	} else if t.connected {
 		_, err = t.udp.Write(b) // its one peer: NewSession checked
 	} else if t.udp != nil && ap.IsValid() {
 		_, err = t.udp.WriteToUDPAddrPort(b, ap)
@@ -355,7 +399,7 @@ func IsHandshake(packet []byte) bool {
 }
 
 // checkAddrs checks that conn can reach and hear every remote player's address: not its own
-// (a session would synchronise with itself), and over a *net.UDPConn a *net.UDPAddr with an
+// (a session would synchronise with itself), and over a *net.UDPConn or a UDPConn a *net.UDPAddr with an
 // IP address and a port (an unspecified address, as ":7000" resolves to, reaches no one) of a
 // family the socket speaks, and over a connected socket (net.DialUDP) the address it is
 // connected to.
@@ -365,9 +409,13 @@ func checkAddrs(conn net.PacketConn, players []Player) error {
 	}
 	local := conn.LocalAddr()
 	udp, _ := conn.(*net.UDPConn)
+	_, isUDP := conn.(*UDPConn)
+	isUDP = isUDP || udp != nil
 	var localAP, remoteAP netip.AddrPort
-	if udp != nil {
+	if isUDP {
 		localAP = udpAddrPort(local)
+	}
+	if udp != nil {
 		if r := udp.RemoteAddr(); r != nil {
 			remoteAP = udpAddrPort(r)
 		}
@@ -380,7 +428,7 @@ func checkAddrs(conn net.PacketConn, players []Player) error {
 		if local != nil && sameAddr(p.Addr, local) {
 			return bad(h, p.Addr, "the conn's own address: the session would talk to itself")
 		}
-		if udp == nil {
+		if !isUDP {
 			continue
 		}
 		_, ok := p.Addr.(*net.UDPAddr)

@@ -15,21 +15,32 @@ import (
 // no goroutine; elsewhere, and over a conn that is not a *net.UDPConn, one reader goroutine
 // each.
 func TestUDP(t *testing.T) {
-	t.Run("listening", func(t *testing.T) { testUDP(t, false, false) })
+	t.Run("listening", func(t *testing.T) { testUDP(t, udpListen) })
 	// One socket connected to the other (net.DialUDP): every write failed ("use of WriteTo
 	// with pre-connected connection") and the handshake never ended.
-	t.Run("dialed", func(t *testing.T) { testUDP(t, true, false) })
-	t.Run("reader goroutine", func(t *testing.T) { testUDP(t, false, true) })
+	t.Run("dialed", func(t *testing.T) { testUDP(t, udpDial) })
+	t.Run("reader goroutine", func(t *testing.T) { testUDP(t, udpOpaque) })
+	t.Run("UDPConn", func(t *testing.T) { testUDP(t, udpRaw) })
 }
+
+// udpKind is how newUDPPairWith opens its sockets.
+type udpKind int
+
+const (
+	udpListen udpKind = iota // net.ListenUDP
+	udpDial                  // the second socket net.DialUDP to the first
+	udpOpaque                // net.ListenUDP, hidden in an opaqueConn
+	udpRaw                   // ListenUDP: this package's UDPConn
+)
 
 // opaqueConn hides what a conn is (a *net.UDPConn), so that the session reads it through a
 // goroutine, as it reads a conn it cannot poll.
 type opaqueConn struct{ net.PacketConn }
 
-func testUDP(t *testing.T, dial, opaque bool) {
-	u := newUDPPairWith(t, dial, opaque)
+func testUDP(t *testing.T, kind udpKind) {
+	u := newUDPPairWith(t, kind)
 	want := 0
-	if opaque || runtime.GOOS != "linux" {
+	if kind == udpOpaque || runtime.GOOS != "linux" {
 		want = 2
 	}
 	if got := readers(); got != want {
@@ -63,14 +74,18 @@ func testUDP(t *testing.T, dial, opaque bool) {
 }
 
 // TestUDPNoAllocations: over UDP too, a tick of two peers in steady state (their reader
-// goroutines included) allocates nothing.
+// goroutines included) allocates nothing, over a *net.UDPConn and over a UDPConn.
 func TestUDPNoAllocations(t *testing.T) {
-	u := newUDPPair(t)
-	for u.sessions[0].Tick() < 120 {
-		u.round(t, 1<<20)
-	}
-	if allocs := testing.AllocsPerRun(100, func() { u.round(t, 1<<20) }); allocs != 0 {
-		t.Errorf("%v allocations a tick", allocs)
+	for name, kind := range map[string]udpKind{"net.UDPConn": udpListen, "UDPConn": udpRaw} {
+		t.Run(name, func(t *testing.T) {
+			u := newUDPPairWith(t, kind)
+			for u.sessions[0].Tick() < 120 {
+				u.round(t, 1<<20)
+			}
+			if allocs := testing.AllocsPerRun(100, func() { u.round(t, 1<<20) }); allocs != 0 {
+				t.Errorf("%v allocations a tick", allocs)
+			}
+		})
 	}
 }
 
@@ -82,24 +97,26 @@ type udpPair struct {
 	now      time.Duration
 }
 
-func newUDPPair(t *testing.T) *udpPair { return newUDPPairWith(t, false, false) }
+func newUDPPair(t *testing.T) *udpPair { return newUDPPairWith(t, udpListen) }
 
-// newUDPPairWith is newUDPPair, the second socket connected to the first (net.DialUDP, as a
-// client's usually is) if dial is set, and the sockets hidden in an opaqueConn if opaque is.
-func newUDPPairWith(t *testing.T, dial, opaque bool) *udpPair {
+// newUDPPairWith is newUDPPair with sockets of the kind given.
+func newUDPPairWith(t *testing.T, kind udpKind) *udpPair {
 	t.Helper()
 	// One socket on 127.0.0.1, the other on every address (dual-stack, where IPv4 packets
 	// come from IPv4-mapped IPv6 addresses), each given the other's address as 127.0.0.1.
-	var conns [2]*net.UDPConn
-	loopback := func(c *net.UDPConn) *net.UDPAddr {
+	var conns [2]net.PacketConn
+	loopback := func(c net.PacketConn) *net.UDPAddr {
 		return &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: c.LocalAddr().(*net.UDPAddr).Port}
 	}
 	for i, ip := range []net.IP{net.IPv4(127, 0, 0, 1), nil} {
-		var c *net.UDPConn
+		var c net.PacketConn
 		var err error
-		if dial && i == 1 {
+		switch {
+		case kind == udpDial && i == 1:
 			c, err = net.DialUDP("udp", nil, loopback(conns[0]))
-		} else {
+		case kind == udpRaw:
+			c, err = ListenUDP("udp", &net.UDPAddr{IP: ip})
+		default:
 			c, err = net.ListenUDP("udp", &net.UDPAddr{IP: ip})
 		}
 		if err != nil {
@@ -112,8 +129,8 @@ func newUDPPairWith(t *testing.T, dial, opaque bool) *udpPair {
 		players := make([]Player, 2)
 		players[h] = Player{Local: true}
 		players[1-h] = Player{Addr: loopback(conns[1-h])}
-		var conn net.PacketConn = conns[h]
-		if opaque {
+		conn := conns[h]
+		if kind == udpOpaque {
 			conn = opaqueConn{conns[h]}
 		}
 		s, err := NewSession(conn, Config[testInput]{Players: players, Codec: byteCodec{}})
