@@ -43,6 +43,7 @@ func (s *Session[I]) DisconnectPlayer(handle int) error {
 	}
 	pr.kicked = true
 	s.kicked |= pr.handles
+	defer s.flush()
 	s.kick(pr)
 	// Lost at once, whether it obeys or not: every peer loses it on hearing of the kick, and
 	// it is answered that it was kicked whatever it sends.

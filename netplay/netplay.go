@@ -422,7 +422,8 @@ type Stats struct {
 	BytesSent, BytesReceived     uint64
 	PacketsSent, PacketsReceived uint64
 	// SendErrors counts the packets the conn failed to send (a full socket buffer, say): they
-	// count as lost, and the protocol sends their content again.
+	// count as lost, and the protocol sends their content again. Over a UDPConn, whose
+	// packets go out together at the end of each call, they are counted in PacketsSent too.
 	SendErrors uint64
 	// Spectators is how many spectators this peer serves now (Config.Spectators), and
 	// SpectatorsHave the least tick up to which every one of them has acknowledged the

@@ -576,11 +576,18 @@ func (s *Session[I]) Close() error {
 			}
 		}
 	}
+	s.flush()
 	var err error
 	if s.rec != nil {
 		err = errors.Join(s.recErr, s.rec.close())
 	}
 	return errors.Join(err, s.tr.close())
+}
+
+// flush sends what the call queued (over a UDPConn, whose packets go out together at the end
+// of each call), counting the packets that failed.
+func (s *Session[I]) flush() {
+	s.stats.SendErrors += uint64(s.tr.flush())
 }
 
 // Poll receives what has arrived, runs the protocol's timers (resends, handshake retries,
@@ -591,6 +598,7 @@ func (s *Session[I]) Poll(now time.Duration) {
 	if s.closed {
 		return
 	}
+	defer s.flush()
 	s.takeChecksums()
 	s.poll(now)
 }
@@ -633,6 +641,7 @@ func (s *Session[I]) Advance(now time.Duration) ([]Request[I], error) {
 	if s.closed {
 		return nil, ErrClosed
 	}
+	defer s.flush()
 	s.takeChecksums()
 	s.poll(now)
 	if s.endErr != nil {

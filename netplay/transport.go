@@ -310,12 +310,13 @@ func (t *transport) readFailed(err error) bool {
 	return false
 }
 
-// send writes b to the peer at addr (ap for a UDP conn). An error that says the conn is
-// closed is kept for the session to return, as the reader keeps its own.
+// send writes b to the peer at addr (ap for a UDP conn); over a UDPConn it queues b, and flush
+// sends it. An error that says the conn is closed is kept for the session to return, as the
+// reader keeps its own.
 func (t *transport) send(b []byte, addr net.Addr, ap netip.AddrPort) error {
 	var err error
 	if t.raw != nil {
-		err = t.raw.trySend(b, ap, t.batch)
+		err = t.raw.queue(b, ap, t.batch)
 	} else if t.connected {
 		_, err = t.udp.Write(b) // its one peer: NewSession checked
 	} else if t.udp != nil && ap.IsValid() {
@@ -323,6 +324,23 @@ func (t *transport) send(b []byte, addr net.Addr, ap netip.AddrPort) error {
 	} else {
 		_, err = t.conn.WriteTo(b, addr)
 	}
+	t.sendFailed(err)
+	return err
+}
+
+// flush sends the packets send queued (over a UDPConn, with one sendmmsg) and returns how many
+// of them failed.
+func (t *transport) flush() int {
+	if t.raw == nil || t.batch.queued == 0 {
+		return 0
+	}
+	failed, err := t.raw.flush(t.batch)
+	t.sendFailed(err)
+	return failed
+}
+
+// sendFailed keeps err, if it says the conn is closed, for the session to return.
+func (t *transport) sendFailed(err error) {
 	if err != nil && errors.Is(err, net.ErrClosed) {
 		t.mu.Lock()
 		if t.err == nil && !t.closed {
@@ -330,7 +348,6 @@ func (t *transport) send(b []byte, addr net.Addr, ap netip.AddrPort) error {
 		}
 		t.mu.Unlock()
 	}
-	return err
 }
 
 // failed returns why the conn can no longer be used (closed under the session, or failing

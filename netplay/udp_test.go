@@ -164,6 +164,9 @@ func (u *udpPair) round(t *testing.T, ticks uint64) {
 		if err != nil && err != ErrNotSynchronized && err != ErrPredictionThreshold {
 			t.Fatal(err)
 		}
+		if s.tr.batch != nil && s.tr.batch.queued != 0 {
+			t.Fatalf("%d packets queued after Advance", s.tr.batch.queued)
+		}
 	}
 	deadline := time.Now().Add(time.Second)
 	for u.sessions[0].stats.PacketsReceived+u.sessions[1].stats.PacketsReceived <

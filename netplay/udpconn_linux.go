@@ -3,6 +3,7 @@
 package netplay
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"net/netip"
@@ -338,35 +339,43 @@ func (c *UDPConn) opError(op string, addr net.Addr, err error) error {
 // sendto sends b to ap with one non-blocking system call made directly, its address built in
 // sa; it returns the error number. The caller holds fd (acquire).
 func (c *UDPConn) sendto(b []byte, ap netip.AddrPort, sa *unix.RawSockaddrInet6) unix.Errno {
+	saLen, errno := c.sockaddr(ap, sa)
+	if errno != 0 {
+		return errno
+	}
+	var p unsafe.Pointer
+	if len(b) > 0 {
+		p = unsafe.Pointer(&b[0])
+	}
+	_, _, errno = unix.RawSyscall6(unix.SYS_SENDTO, uintptr(c.fd), uintptr(p), uintptr(len(b)),
+		unix.MSG_DONTWAIT, uintptr(unsafe.Pointer(sa)), uintptr(saLen))
+	return errno
+}
+
+// sockaddr writes ap into sa as the socket's family takes it (an IPv4 address IPv4-mapped on
+// an IPv6 socket) and returns its length, or EAFNOSUPPORT for an IPv6 address on an IPv4
+// socket.
+func (c *UDPConn) sockaddr(ap netip.AddrPort, sa *unix.RawSockaddrInet6) (uint32, unix.Errno) {
 	addr := ap.Addr()
-	var saLen uintptr
 	if c.v6 {
 		*sa = unix.RawSockaddrInet6{Family: unix.AF_INET6}
-		sa.Addr = addr.As16() // an IPv4 address as IPv4-mapped
+		sa.Addr = addr.As16()
 		if z := addr.Zone(); z != "" {
 			if ifi, err := net.InterfaceByName(z); err == nil {
 				sa.Scope_id = uint32(ifi.Index)
 			}
 		}
 		putPort(&sa.Port, ap.Port())
-		saLen = unix.SizeofSockaddrInet6
-	} else {
-		addr = addr.Unmap()
-		if !addr.Is4() {
-			return unix.EAFNOSUPPORT
-		}
-		s4 := (*unix.RawSockaddrInet4)(unsafe.Pointer(sa))
-		*s4 = unix.RawSockaddrInet4{Family: unix.AF_INET, Addr: addr.As4()}
-		putPort(&s4.Port, ap.Port())
-		saLen = unix.SizeofSockaddrInet4
+		return unix.SizeofSockaddrInet6, 0
 	}
-	var p unsafe.Pointer
-	if len(b) > 0 {
-		p = unsafe.Pointer(&b[0])
+	addr = addr.Unmap()
+	if !addr.Is4() {
+		return 0, unix.EAFNOSUPPORT
 	}
-	_, _, errno := unix.RawSyscall6(unix.SYS_SENDTO, uintptr(c.fd), uintptr(p), uintptr(len(b)),
-		unix.MSG_DONTWAIT, uintptr(unsafe.Pointer(sa)), saLen)
-	return errno
+	s4 := (*unix.RawSockaddrInet4)(unsafe.Pointer(sa))
+	*s4 = unix.RawSockaddrInet4{Family: unix.AF_INET, Addr: addr.As4()}
+	putPort(&s4.Port, ap.Port())
+	return unix.SizeofSockaddrInet4, 0
 }
 
 // putPort stores port in a sockaddr's port field, in network byte order.
@@ -397,8 +406,10 @@ type mmsghdr struct {
 	n   uint32
 }
 
-// udpBatch is the packets one recvmmsg read, which a session takes one at a time; it is
-// owned by the session's transport (one reader), and reading into it allocates nothing.
+// udpBatch is the packets one recvmmsg read, which a session takes one at a time, and the
+// packets a session's call has sent, which go out together at its end with one sendmmsg. It
+// is owned by the session's transport (one goroutine at a time), and using it allocates
+// nothing.
 type udpBatch struct {
 	hdrs [batchPackets]mmsghdr
 	iovs [batchPackets]unix.Iovec
@@ -408,7 +419,13 @@ type udpBatch struct {
 	// could, so the socket had no more then.
 	next, n int
 	drained bool
-	sa      unix.RawSockaddrInet6 // a send's address
+
+	// The packets to send: queued of them, each with its address.
+	out     [batchPackets]mmsghdr
+	outIovs [batchPackets]unix.Iovec
+	to      [batchPackets]unix.RawSockaddrInet6
+	outBufs [batchPackets][readBufSize]byte
+	queued  int
 }
 
 func newUDPBatch() *udpBatch {
@@ -419,6 +436,11 @@ func newUDPBatch() *udpBatch {
 		b.hdrs[i].hdr.Iov = &b.iovs[i]
 		b.hdrs[i].hdr.SetIovlen(1)
 		b.hdrs[i].hdr.Name = (*byte)(unsafe.Pointer(&b.from[i]))
+
+		b.outIovs[i].Base = &b.outBufs[i][0]
+		b.out[i].hdr.Iov = &b.outIovs[i]
+		b.out[i].hdr.SetIovlen(1)
+		b.out[i].hdr.Name = (*byte)(unsafe.Pointer(&b.to[i]))
 	}
 	return b
 }
@@ -453,15 +475,56 @@ func (b *udpBatch) packet(i int, p *packet) {
 	p.ap, p.addr = sockaddrAddrPort(&b.from[i]), nil
 }
 
-// trySend sends b to ap with one non-blocking sendto made directly: a full send buffer drops
-// the packet (EAGAIN), as the network may.
-func (c *UDPConn) trySend(b []byte, ap netip.AddrPort, batch *udpBatch) error {
+// queue adds the packet b for ap to the batch's packets to send, sending those queued first if
+// it is full. It fails at once only for an address the socket cannot reach (an IPv6 address
+// on an IPv4 socket) or a packet longer than any of the protocol's.
+func (c *UDPConn) queue(b []byte, ap netip.AddrPort, batch *udpBatch) error {
+	if len(b) > readBufSize {
+		return c.opError("write", nil, unix.EMSGSIZE)
+	}
+	if batch.queued == batchPackets {
+		if _, err := c.flush(batch); err != nil && errors.Is(err, net.ErrClosed) {
+			return err
+		}
+	}
+	i := batch.queued
+	saLen, errno := c.sockaddr(ap, &batch.to[i])
+	if errno != 0 {
+		return c.opError("write", nil, os.NewSyscallError("sendmmsg", errno))
+	}
+	batch.out[i].hdr.Namelen = saLen
+	batch.outIovs[i].SetLen(copy(batch.outBufs[i][:], b))
+	batch.queued++
+	return nil
+}
+
+// flush sends the packets queued with one non-blocking sendmmsg made directly (more than one
+// only after a packet fails: it is dropped, as the network may drop it, and the rest go on).
+// It returns how many failed and the first error.
+func (c *UDPConn) flush(batch *udpBatch) (failed int, err error) {
+	n := batch.queued
+	if n == 0 {
+		return 0, nil
+	}
+	batch.queued = 0
 	if !c.acquire() {
-		return c.opError("write", nil, net.ErrClosed)
+		return n, c.opError("write", nil, net.ErrClosed)
 	}
 	defer c.release()
-	if errno := c.sendto(b, ap, &batch.sa); errno != 0 {
-		return os.NewSyscallError("sendto", errno)
+	for i := 0; i < n; {
+		sent, _, errno := unix.RawSyscall6(unix.SYS_SENDMMSG, uintptr(c.fd), uintptr(unsafe.Pointer(&batch.out[i])),
+			uintptr(n-i), unix.MSG_DONTWAIT, 0, 0)
+		switch {
+		case errno == unix.EINTR:
+		case errno != 0:
+			failed++
+			if err == nil {
+				err = os.NewSyscallError("sendmmsg", errno)
+			}
+			i++
+		default:
+			i += int(sent)
+		}
 	}
-	return nil
+	return failed, err
 }

@@ -34,14 +34,16 @@ func (c *UDPConn) netUDP() *net.UDPConn { return c.UDPConn }
 type udpBatch struct {
 	next, n int
 	drained bool
+	queued  int
 }
 
 func newUDPBatch() *udpBatch { return nil }
 
 var errNoRaw = errors.New("netplay: no raw socket on this platform")
 
-func (c *UDPConn) tryRecv(*udpBatch) (int, error)                  { return 0, errNoRaw }
-func (b *udpBatch) packet(int, *packet)                            {}
-func (c *UDPConn) trySend([]byte, netip.AddrPort, *udpBatch) error { return errNoRaw }
+func (c *UDPConn) tryRecv(*udpBatch) (int, error)                { return 0, errNoRaw }
+func (b *udpBatch) packet(int, *packet)                          {}
+func (c *UDPConn) queue([]byte, netip.AddrPort, *udpBatch) error { return errNoRaw }
+func (c *UDPConn) flush(*udpBatch) (int, error)                  { return 0, nil }
 
 const batchPackets = 8

@@ -7,7 +7,6 @@ import (
 	"net/netip"
 	"os"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -153,78 +152,3 @@ func TestListenUDPErrors(t *testing.T) {
 	}
 }
 
-// TestUDPConnOutsideThePoller: on Linux a UDPConn's socket is not in the Go runtime's epoll set
-// (a *net.UDPConn's is), so that its packets wake no thread, and closing UDPConns leaves no
-// descriptor open.
-func TestUDPConnOutsideThePoller(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("a UDPConn is a *net.UDPConn inside here")
-	}
-	fds := func() map[string]string {
-		ents, err := os.ReadDir("/proc/self/fd")
-		if err != nil {
-			t.Fatal(err)
-		}
-		m := map[string]string{}
-		for _, e := range ents {
-			target, _ := os.Readlink("/proc/self/fd/" + e.Name())
-			m[e.Name()] = target
-		}
-		return m
-	}
-	netConn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer netConn.Close()
-	before := fds()
-	raw := listenUDPConn(t, "udp4", net.IPv4(127, 0, 0, 1))
-	rawFD := strconv.Itoa(raw.fd)
-	sc, err := netConn.SyscallConn()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var netFD string
-	sc.Control(func(fd uintptr) { netFD = strconv.Itoa(int(fd)) })
-
-	// The runtime's epoll instance lists the descriptors it watches in its fdinfo ("tfd: N").
-	watched := map[string]bool{}
-	polls := 0
-	for fd, target := range fds() {
-		if target != "anon_inode:[eventpoll]" {
-			continue
-		}
-		polls++
-		info, err := os.ReadFile("/proc/self/fdinfo/" + fd)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, line := range strings.Split(string(info), "\n") {
-			if f := strings.Fields(line); len(f) >= 2 && f[0] == "tfd:" {
-				watched[f[1]] = true
-			}
-		}
-	}
-	if polls == 0 {
-		t.Skip("no epoll instance in /proc/self/fd")
-	}
-	if !watched[netFD] {
-		t.Fatalf("a *net.UDPConn's descriptor %s is not in the runtime's epoll set %v: the check sees nothing", netFD, watched)
-	}
-	if watched[rawFD] {
-		t.Errorf("the UDPConn's descriptor %s is in the runtime's epoll set", rawFD)
-	}
-
-	// Open and close many: none is left open.
-	for range 100 {
-		c, err := ListenUDP("udp", nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c.Close()
-	}
-	raw.Close()
-	if after := fds(); len(after) > len(before) {
-		t.Errorf("%d descriptors open before, %d after opening and closing 101 UDPConns", len(before), len(after))
-	}
-}

@@ -1,0 +1,143 @@
+//go:build linux
+
+package netplay
+
+import (
+	"bytes"
+	"net"
+	"net/netip"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestUDPConnOutsideThePoller: on Linux a UDPConn's socket is not in the Go runtime's epoll set
+// (a *net.UDPConn's is), so that its packets wake no thread, and closing UDPConns leaves no
+// descriptor open.
+func TestUDPConnOutsideThePoller(t *testing.T) {
+	fds := func() map[string]string {
+		ents, err := os.ReadDir("/proc/self/fd")
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]string{}
+		for _, e := range ents {
+			target, _ := os.Readlink("/proc/self/fd/" + e.Name())
+			m[e.Name()] = target
+		}
+		return m
+	}
+	netConn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer netConn.Close()
+	before := fds()
+	raw := listenUDPConn(t, "udp4", net.IPv4(127, 0, 0, 1))
+	rawFD := strconv.Itoa(raw.fd)
+	sc, err := netConn.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var netFD string
+	sc.Control(func(fd uintptr) { netFD = strconv.Itoa(int(fd)) })
+
+	// The runtime's epoll instance lists the descriptors it watches in its fdinfo ("tfd: N").
+	watched := map[string]bool{}
+	polls := 0
+	for fd, target := range fds() {
+		if target != "anon_inode:[eventpoll]" {
+			continue
+		}
+		polls++
+		info, err := os.ReadFile("/proc/self/fdinfo/" + fd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(info), "\n") {
+			if f := strings.Fields(line); len(f) >= 2 && f[0] == "tfd:" {
+				watched[f[1]] = true
+			}
+		}
+	}
+	if polls == 0 {
+		t.Skip("no epoll instance in /proc/self/fd")
+	}
+	if !watched[netFD] {
+		t.Fatalf("a *net.UDPConn's descriptor %s is not in the runtime's epoll set %v: the check sees nothing", netFD, watched)
+	}
+	if watched[rawFD] {
+		t.Errorf("the UDPConn's descriptor %s is in the runtime's epoll set", rawFD)
+	}
+
+	// Open and close many: none is left open.
+	for range 100 {
+		c, err := ListenUDP("udp", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Close()
+	}
+	raw.Close()
+	if after := fds(); len(after) > len(before) {
+		t.Errorf("%d descriptors open before, %d after opening and closing 101 UDPConns", len(before), len(after))
+	}
+}
+
+// TestUDPConnBatches: packets queued for several addresses, more than one sendmmsg takes, all
+// arrive, each at its address, in order; read back in batches by recvmmsg, with their senders.
+func TestUDPConnBatches(t *testing.T) {
+	from := listenUDPConn(t, "udp4", net.IPv4(127, 0, 0, 1))
+	var to [3]*UDPConn
+	for i := range to {
+		to[i] = listenUDPConn(t, "udp", nil)
+	}
+	batch := newUDPBatch()
+	const n = 3*batchPackets + 2
+	for i := range n {
+		port := to[i%3].LocalAddr().(*net.UDPAddr).Port
+		ap := netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), uint16(port))
+		if err := from.queue([]byte{byte(i)}, ap, batch); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if failed, err := from.flush(batch); failed != 0 || err != nil {
+		t.Fatalf("flush: %d failed, %v", failed, err)
+	}
+	if err := from.queue([]byte{1}, netip.MustParseAddrPort("[::1]:7000"), batch); err == nil {
+		t.Errorf("an IPv6 address queued on an IPv4 socket")
+	}
+	sender := netip.AddrPortFrom(from.LocalAddr().(*net.UDPAddr).AddrPort().Addr().Unmap(), from.LocalAddr().(*net.UDPAddr).AddrPort().Port())
+	for r, c := range to {
+		var want []byte
+		for i := r; i < n; i += 3 {
+			want = append(want, byte(i))
+		}
+		var got []byte
+		rb := newUDPBatch()
+		deadline := time.Now().Add(10 * time.Second)
+		for len(got) < len(want) && time.Now().Before(deadline) {
+			k, err := c.tryRecv(rb)
+			if err == errNoPacket {
+				time.Sleep(time.Millisecond)
+				continue
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range k {
+				var p packet
+				rb.packet(i, &p)
+				if p.ap != sender {
+					t.Errorf("a packet from %v, want %v", p.ap, sender)
+				}
+				got = append(got, p.buf[:p.n]...)
+			}
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("receiver %d got %v, want %v", r, got, want)
+		}
+	}
+}
