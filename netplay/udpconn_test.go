@@ -151,4 +151,3 @@ func TestListenUDPErrors(t *testing.T) {
 		t.Errorf("WriteTo a *net.IPAddr: no error")
 	}
 }
-
