@@ -183,7 +183,11 @@ var errLobbyTimeout = errors.New("-connect-timeout passed")
 // to reach -connect's (or -spectate's), which it returns.
 func openConn(opts options) (net.PacketConn, net.Addr, error) {
 	if opts.listen != "" {
-		conn, err := net.ListenPacket("udp", opts.listen)
+		laddr, err := net.ResolveUDPAddr("udp", opts.listen)
+		if err != nil {
+			return nil, nil, fmt.Errorf("-listen: %w", err)
+		}
+		conn, err := netplay.ListenUDP("udp", laddr)
 		if err != nil {
 			return nil, nil, fmt.Errorf("-listen: %w", err)
 		}
@@ -204,11 +208,11 @@ func openConn(opts options) (net.PacketConn, net.Addr, error) {
 	}
 	// The same family as the peer's, so that its replies come from the address it was sent to
 	// as the session compares it (not an IPv4 address mapped into IPv6).
-	network, wildcard := "udp4", "0.0.0.0:0"
+	network := "udp4"
 	if peer.IP.To4() == nil {
-		network, wildcard = "udp6", "[::]:0"
+		network = "udp6"
 	}
-	conn, err := net.ListenPacket(network, wildcard)
+	conn, err := netplay.ListenUDP(network, nil)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", flagName, err)
 	}
@@ -429,7 +433,9 @@ func (a *app) play(ctx context.Context) error {
 	if a.opts.gui {
 		return a.playWindow(ctx)
 	}
-	cfg := gameloop.Config{TickRate: duel.TickRate}
+	// A netplay peer's ticks wait on the network anyway: a sleep to each deadline (no spin)
+	// starts them late by tens of µs, at the least CPU a Go process can pace with.
+	cfg := gameloop.Config{TickRate: duel.TickRate, LowPower: true}
 	var win *term.Window
 	if a.opts.headless {
 		cfg.NoFrames = true

@@ -286,6 +286,8 @@ var shortenings = []shortening{
 	{prefix: "go run ./cmd/serverbench ", set: map[string]string{"seconds": "0.2", "warmup": "0.1", "runs": "1"}, measuring: true},
 	// Each strategy at each rate for -seconds.
 	{prefix: "go run ./cmd/loopbench ", set: map[string]string{"seconds": "0.3"}, measuring: true},
+	// Each row a process for -warmup then -seconds, -runs times.
+	{prefix: "go run ./cmd/netbench ", set: map[string]string{"seconds": "0.3", "warmup": "0.1", "runs": "1"}, measuring: true},
 	// A benchmark runs for -benchtime (1s), -count times.
 	// The package's tests, which -bench runs too, run in the suite: only the benchmarks here.
 	{prefix: "go test ", flag: "bench", set: map[string]string{"benchtime": "10x", "count": "1", "run": "^$"}, measuring: true},
