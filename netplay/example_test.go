@@ -59,9 +59,10 @@ func (g *Duel) Save(slot int) (checksum uint64) {
 func (g *Duel) Load(slot int) { g.State = g.Slots[slot] }
 
 // Two players over UDP: each machine lists both players in the same order, its own as Local,
-// and runs the game from its loop's fixed step.
+// and runs the game from its loop's fixed step. netplay.ListenUDP's socket and the low-power
+// pacer cost the least CPU.
 func ExampleNewLoopGame() {
-	conn, err := net.ListenPacket("udp", ":7000")
+	conn, err := netplay.ListenUDP("udp", &net.UDPAddr{Port: 7000})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -80,7 +81,7 @@ func ExampleNewLoopGame() {
 		return
 	}
 	defer session.Close()
-	loop, err := gameloop.New(gameloop.Config{TickRate: 60})
+	loop, err := gameloop.New(gameloop.Config{TickRate: 60, LowPower: true})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -88,6 +89,36 @@ func ExampleNewLoopGame() {
 	game := &Duel{Slots: make([]State, session.Slots()), Keys: func() Buttons { return 0 }}
 	err = loop.Run(context.Background(), netplay.NewLoopGame(session, game, loop))
 	fmt.Println(err)
+}
+
+// A UDPConn is a net.PacketConn: here two on 127.0.0.1 exchange a packet before a session
+// would take them.
+func ExampleListenUDP() {
+	a, err := netplay.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer a.Close()
+	b, err := netplay.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer b.Close()
+	if _, err := a.WriteTo([]byte("hello"), b.LocalAddr()); err != nil {
+		fmt.Println(err)
+		return
+	}
+	b.SetReadDeadline(time.Now().Add(5 * time.Second))
+	buf := make([]byte, 64)
+	n, from, err := b.ReadFrom(buf)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%q from a: %v\n", buf[:n], from.String() == a.LocalAddr().String())
+	// Output: "hello" from a: true
 }
 
 // Two sessions in one program over netsim's in-memory network, each carrying out its requests

@@ -14,13 +14,26 @@ import (
 // every 10 ticks, advance and carry out the requests, then the process sleeps until the next
 // tick), and reports the process's CPU time a tick (getrusage: user and system) and the ticks
 // the first peer skipped at the prediction window. "bare" is the same 60 Hz sleep loop with no
-// session, the floor to subtract; "polled" reads the sockets from the sessions' calls, as a
-// *net.UDPConn is read on Linux; "goroutine" reads them with a reader goroutine each, as a
-// conn that cannot be polled is. Run it with -benchtime 1200x (20 s) and -count 3.
+// session; "polled" reads the sockets from the sessions' calls, as a *net.UDPConn is read on
+// Linux; "goroutine" reads them with a reader goroutine each, as a conn that cannot be polled
+// is; "UDPConn" plays over ListenUDP's sockets. The loop sleeps with time.Sleep; cmd/netbench
+// measures the same game paced by gameloop's pacers, with its system calls and context
+// switches. Run it with -benchtime 1200x (20 s) and -count 3.
 func BenchmarkUDPRealTime(b *testing.B) {
 	b.Run("bare", func(b *testing.B) { realTime(b, nil) })
 	b.Run("polled", func(b *testing.B) { realTime(b, func(c *net.UDPConn) net.PacketConn { return c }) })
 	b.Run("goroutine", func(b *testing.B) { realTime(b, func(c *net.UDPConn) net.PacketConn { return opaqueConn{c} }) })
+	b.Run("UDPConn", func(b *testing.B) {
+		realTime(b, func(c *net.UDPConn) net.PacketConn {
+			addr := c.LocalAddr().(*net.UDPAddr)
+			c.Close()
+			u, err := ListenUDP("udp", addr) // the same address, now this package's socket
+			if err != nil {
+				b.Fatal(err)
+			}
+			return u
+		})
+	})
 }
 
 func realTime(b *testing.B, wrap func(*net.UDPConn) net.PacketConn) {
