@@ -97,9 +97,7 @@ type udpPair struct {
 	now      time.Duration
 }
 
-func newUDPPair(t *testing.T) *udpPair { return newUDPPairWith(t, udpListen) }
-
-// newUDPPairWith is newUDPPair with sockets of the kind given.
+// newUDPPairWith returns a udpPair over sockets of the kind given.
 func newUDPPairWith(t *testing.T, kind udpKind) *udpPair {
 	t.Helper()
 	// One socket on 127.0.0.1, the other on every address (dual-stack, where IPv4 packets

@@ -219,16 +219,19 @@ func runChild(exe string, rw row, o options, perf bool) (result, error) {
 		in.Close()
 		cmd.Process.Kill()
 		cmd.Wait()
-		return result{}, fmt.Errorf("%w %s", err, strings.TrimSpace(stderr.String()))
+		if msg := strings.TrimSpace(stderr.String()); msg != "" {
+			return result{}, fmt.Errorf("%w: %s", err, msg)
+		}
+		return result{}, err
 	}
 	if !lines.Scan() || lines.Text() != "ready" {
-		return fail(errors.New("the child did not start:"))
+		return fail(errors.New("the child did not start"))
 	}
 	if _, err := io.WriteString(in, "go\n"); err != nil {
 		return fail(err)
 	}
 	if !lines.Scan() {
-		return fail(errors.New("the child ended without a result:"))
+		return fail(errors.New("the child ended without a result"))
 	}
 	var r result
 	if _, err := fmt.Sscanf(lines.Text(), "result %g %g %g %g %g %g", &r.cpu, &r.csw, &r.allocs, &r.lateP50, &r.lateP99, &r.skipped); err != nil {
