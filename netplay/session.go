@@ -191,9 +191,12 @@ type peer struct {
 // origin that does not go backwards (Loop.Clock().Now(), say). Its methods must be called from
 // one goroutine; in steady state Poll, AddLocalInput and Advance allocate nothing.
 //
-// A *net.UDPConn is read on Linux from the session's own calls (Poll, Advance), with one
-// non-blocking read of its socket per packet waiting: no goroutine, nothing woken per packet,
-// and no allocation; the socket's receive buffer holds what arrives between two calls. So is a
+// A UDPConn (ListenUDP) is read on Linux from the session's own calls (Poll, Advance) with one
+// recvmmsg for the packets waiting, and written with one sendmmsg at the end of each call: system
+// calls made directly, on a socket outside the Go runtime's network poller, the cheapest way.
+// A *net.UDPConn is read on Linux from the session's own calls too, with one non-blocking read
+// of its socket per packet waiting: no goroutine, nothing woken per packet, and no allocation;
+// the socket's receive buffer holds what arrives between two calls. So is a
 // conn with a method TryReadFrom(p []byte) (n int, addr net.Addr, ok bool) that returns at once
 // (the in-memory Conn of package netsim has one), so that a test on simulated time is
 // deterministic. Any other conn is read by one goroutine into a fixed ring of buffers: packets
@@ -281,7 +284,7 @@ type Session[I comparable] struct {
 
 // NewSession returns a session of cfg's players over conn, which it reads and writes until
 // Close (closing conn too). The handshake starts at the first Poll or Advance. Over a
-// *net.UDPConn, each remote player's Addr must be a *net.UDPAddr with an IP address (not
+// *net.UDPConn or a UDPConn, each remote player's Addr must be a *net.UDPAddr with an IP address (not
 // unspecified, as ":7000" resolves to) and a port.
 func NewSession[I comparable](conn net.PacketConn, cfg Config[I]) (*Session[I], error) {
 	if conn == nil {
