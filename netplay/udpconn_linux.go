@@ -202,6 +202,24 @@ func (c *UDPConn) Close() error {
 	}
 }
 
+// SetReadBuffer sets the size of the socket's receive buffer (SO_RCVBUF), as
+// net.UDPConn.SetReadBuffer does: what arrives between two of a session's calls waits there.
+func (c *UDPConn) SetReadBuffer(bytes int) error { return c.setsockopt(unix.SO_RCVBUF, bytes) }
+
+// SetWriteBuffer sets the size of the socket's send buffer (SO_SNDBUF).
+func (c *UDPConn) SetWriteBuffer(bytes int) error { return c.setsockopt(unix.SO_SNDBUF, bytes) }
+
+func (c *UDPConn) setsockopt(opt, value int) error {
+	if !c.acquire() {
+		return c.opError("set", nil, net.ErrClosed)
+	}
+	defer c.release()
+	if err := unix.SetsockoptInt(c.fd, unix.SOL_SOCKET, opt, value); err != nil {
+		return c.opError("set", nil, os.NewSyscallError("setsockopt", err))
+	}
+	return nil
+}
+
 // LocalAddr returns the address the socket is bound to, a *net.UDPAddr.
 func (c *UDPConn) LocalAddr() net.Addr { return c.laddr }
 

@@ -4,6 +4,7 @@ package netplay
 
 import (
 	"bytes"
+	"errors"
 	"net"
 	"net/netip"
 	"os"
@@ -11,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestUDPConnOutsideThePoller: on Linux a UDPConn's socket is not in the Go runtime's epoll set
@@ -139,5 +142,30 @@ func TestUDPConnBatches(t *testing.T) {
 		if !bytes.Equal(got, want) {
 			t.Errorf("receiver %d got %v, want %v", r, got, want)
 		}
+	}
+}
+
+// SetReadBuffer and SetWriteBuffer set the socket's buffers (Linux doubles what is asked, for
+// its bookkeeping), and fail once the conn is closed.
+func TestUDPConnBuffers(t *testing.T) {
+	c := listenUDPConn(t, "udp4", net.IPv4(127, 0, 0, 1))
+	for _, opt := range []struct {
+		set  func(int) error
+		name int
+	}{{c.SetReadBuffer, unix.SO_RCVBUF}, {c.SetWriteBuffer, unix.SO_SNDBUF}} {
+		if err := opt.set(64 << 10); err != nil {
+			t.Fatal(err)
+		}
+		got, err := unix.GetsockoptInt(c.fd, unix.SOL_SOCKET, opt.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got < 64<<10 {
+			t.Errorf("option %d: %d bytes after asking for 64 KiB", opt.name, got)
+		}
+	}
+	c.Close()
+	if err := c.SetReadBuffer(1 << 16); !errors.Is(err, net.ErrClosed) {
+		t.Errorf("SetReadBuffer after Close: %v", err)
 	}
 }
