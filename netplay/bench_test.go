@@ -4,88 +4,25 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/gameloop-go/gameloop/internal/ballgame"
 )
 
-// ballGame is a bounce-like simulation for the benchmarks: balls in fixed point flying in a
-// box under gravity and bouncing off its walls, pushed by the players' inputs, with every
-// state kept in slots as a rollback game keeps them.
-type ballGame struct {
-	st    ballState
-	slots []ballState
-}
+// ballGame is the benchmarks' game (package ballgame) as a Game: each input's low two bits,
+// less one, push the balls sideways.
+type ballGame struct{ *ballgame.Game }
 
-type ballState struct {
-	tick  uint64
-	balls []ball
-}
-
-type ball struct {
-	x, y, vx, vy int64
-}
-
-const (
-	ballUnit  = 1 << 16
-	boxWidth  = 320 * ballUnit
-	boxHeight = 200 * ballUnit
-	gravity   = ballUnit / 8
-)
-
-func newBallGame(n, slots int) *ballGame {
-	g := &ballGame{st: ballState{balls: make([]ball, n)}, slots: make([]ballState, slots)}
-	for i := range g.slots {
-		g.slots[i].balls = make([]ball, n)
-	}
-	for i := range g.st.balls {
-		b := &g.st.balls[i]
-		b.x, b.y = int64(i*7919)%boxWidth, int64(i*104729)%boxHeight
-		b.vx, b.vy = int64(i%13-6)*ballUnit/4, int64(i%7-3)*ballUnit/4
-	}
-	return g
-}
+func newBallGame(n, slots int) *ballGame { return &ballGame{ballgame.New(n, slots)} }
 
 func (g *ballGame) LocalInput(int) testInput { return 0 }
 
 func (g *ballGame) Step(tick uint64, inputs []PlayerInput[testInput]) error {
-	g.st.tick = tick
 	var push int64
 	for _, in := range inputs {
 		push += int64(in.Input&3) - 1
 	}
-	for i := range g.st.balls {
-		b := &g.st.balls[i]
-		b.vy += gravity
-		b.vx += push
-		b.x += b.vx
-		b.y += b.vy
-		if b.x < 0 || b.x >= boxWidth {
-			b.vx = -b.vx
-			b.x = min(max(b.x, 0), boxWidth-1)
-		}
-		if b.y < 0 || b.y >= boxHeight {
-			b.vy = -b.vy
-			b.y = min(max(b.y, 0), boxHeight-1)
-		}
-	}
+	g.Game.Step(tick, push)
 	return nil
-}
-
-func (g *ballGame) Save(slot int) uint64 {
-	s := &g.slots[slot]
-	s.tick = g.st.tick
-	copy(s.balls, g.st.balls)
-	h := uint64(14695981039346656037) ^ g.st.tick
-	for _, b := range g.st.balls {
-		h = (h ^ uint64(b.x)) * 1099511628211
-		h = (h ^ uint64(b.y)) * 1099511628211
-		h = (h ^ uint64(b.vx)) * 1099511628211
-		h = (h ^ uint64(b.vy)) * 1099511628211
-	}
-	return h
-}
-
-func (g *ballGame) Load(slot int) {
-	g.st.tick = g.slots[slot].tick
-	copy(g.st.balls, g.slots[slot].balls)
 }
 
 // BenchmarkWorstTick measures the worst tick of a session at the default prediction window of
