@@ -3,7 +3,6 @@
 package rtc_test
 
 import (
-	"errors"
 	"net"
 	"slices"
 	"testing"
@@ -136,14 +135,7 @@ func benchNetplay(b *testing.B, p *pair) {
 			frame++
 			now := time.Since(start)
 			for i, s := range sessions {
-				if err := s.AddLocalInput(i, games[i].LocalInput(i)); err != nil {
-					b.Fatal(err)
-				}
-				reqs, err := s.Advance(now)
-				if err == nil {
-					err = netplay.Run(reqs, games[i])
-				}
-				if err != nil && !errors.Is(err, netplay.ErrNotSynchronized) && !errors.Is(err, netplay.ErrPredictionThreshold) {
+				if err := advance(s, i, games[i], now); err != nil {
 					b.Fatal(err)
 				}
 			}

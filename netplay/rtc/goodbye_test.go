@@ -3,7 +3,6 @@
 package rtc_test
 
 import (
-	"errors"
 	"slices"
 	"testing"
 	"time"
@@ -70,14 +69,7 @@ func playAndLeave(t *testing.T, rtcs []*rtc.Conn, leaver, ticks int) (netplay.Ev
 				continue
 			}
 			h := rtcs[i].Index()
-			if err := s.AddLocalInput(h, games[i].LocalInput(h)); err != nil {
-				t.Fatal(err)
-			}
-			reqs, err := s.Advance(now)
-			if err == nil {
-				err = netplay.Run(reqs, games[i])
-			}
-			if err != nil && !errors.Is(err, netplay.ErrNotSynchronized) && !errors.Is(err, netplay.ErrPredictionThreshold) {
+			if err := advance(s, h, games[i], now); err != nil {
 				t.Fatalf("member %d: %v", h, err)
 			}
 			for _, e := range s.Events(events[:0]) {

@@ -104,14 +104,7 @@ func play(t *testing.T, rtcs []*rtc.Conn, conns []net.PacketConn, ticks int) []*
 			// Every session plays on until all have the ticks confirmed: a session sends
 			// its inputs (and sends lost ones again) as it advances.
 			h := rtcs[i].Index()
-			if err := s.AddLocalInput(h, games[i].LocalInput(h)); err != nil {
-				t.Fatal(err)
-			}
-			reqs, err := s.Advance(now)
-			if err == nil {
-				err = netplay.Run(reqs, games[i])
-			}
-			if err != nil && !errors.Is(err, netplay.ErrNotSynchronized) && !errors.Is(err, netplay.ErrPredictionThreshold) {
+			if err := advance(s, h, games[i], now); err != nil {
 				t.Fatalf("member %d: %v", h, err)
 			}
 			for _, e := range s.Events(events[:0]) {
@@ -136,6 +129,23 @@ func play(t *testing.T, rtcs []*rtc.Conn, conns []net.PacketConn, ticks int) []*
 		}
 	}
 	return sessions
+}
+
+// advance adds player h's input to s, advances s and carries out its requests on g. A tick
+// the session cannot run yet (not synchronized, too far ahead) is skipped; it returns any other
+// error.
+func advance(s *netplay.Session[buttons], h int, g *game, now time.Duration) error {
+	if err := s.AddLocalInput(h, g.LocalInput(h)); err != nil {
+		return err
+	}
+	reqs, err := s.Advance(now)
+	if err == nil {
+		err = netplay.Run(reqs, g)
+	}
+	if errors.Is(err, netplay.ErrNotSynchronized) || errors.Is(err, netplay.ErrPredictionThreshold) {
+		return nil
+	}
+	return err
 }
 
 func confirmed[I comparable](sessions []*netplay.Session[I]) []uint64 {
