@@ -169,3 +169,115 @@ func TestUDPConnBuffers(t *testing.T) {
 		t.Errorf("SetReadBuffer after Close: %v", err)
 	}
 }
+
+// TestUDPConnSpectators: a host with three spectators over UDPConns on 127.0.0.1 sends each
+// tick to its peer and to every spectator in one sendmmsg; every spectator plays the players'
+// game to the end with the same checksums.
+func TestUDPConnSpectators(t *testing.T) {
+	u := newUDPPairWith(t, udpRaw)
+	// Rebuild the host (session 0) to take spectators.
+	host := u.sessions[0]
+	hostAddr := host.tr.conn.LocalAddr().(*net.UDPAddr)
+	peerAddr := u.sessions[1].tr.conn.LocalAddr().(*net.UDPAddr)
+	host.Close()
+	conn, err := ListenUDP("udp4", hostAddr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	host, err = NewSession(conn, Config[testInput]{
+		Players:    []Player{{Local: true}, {Addr: &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: peerAddr.Port}}},
+		Codec:      byteCodec{},
+		Spectators: 3,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { host.Close() })
+	u.sessions[0] = host
+	u.games[0] = newTestGame(2, host.Slots(), 0, 1<<16)
+	u.games[0].session = host
+
+	var specs [3]*Session[testInput]
+	var specGames [3]*testGame
+	for i := range specs {
+		c := listenUDPConn(t, "udp4", net.IPv4(127, 0, 0, 1))
+		s, err := NewSpectator(c, &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: hostAddr.Port}, 2, Config[testInput]{Codec: byteCodec{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		specs[i], specGames[i] = s, newTestGame(2, s.Slots(), 0, 1<<16)
+	}
+	const ticks = 300
+	all := []*Session[testInput]{u.sessions[0], u.sessions[1], specs[0], specs[1], specs[2]}
+	spectate := func() {
+		for i, s := range specs {
+			for {
+				reqs, err := s.Advance(u.now)
+				if err != nil {
+					if err != ErrNotSynchronized && err != ErrPredictionThreshold {
+						t.Fatalf("spectator %d: %v", i, err)
+					}
+					break
+				}
+				if err := Run(reqs, Game[testInput](specGames[i])); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	for done := false; !done; {
+		// A tick of the players, then every session polled until all that was sent has
+		// arrived (or a second has passed: UDP may lose packets).
+		u.now += time.Second / 60
+		for h, s := range u.sessions {
+			if s.Tick() >= ticks {
+				s.Poll(u.now)
+				continue
+			}
+			s.AddLocalInput(h, u.games[h].LocalInput(h))
+			reqs, err := s.Advance(u.now)
+			if err == nil {
+				err = Run(reqs, Game[testInput](u.games[h]))
+			}
+			if err != nil && err != ErrNotSynchronized && err != ErrPredictionThreshold {
+				t.Fatal(err)
+			}
+		}
+		spectate()
+		deadline := time.Now().Add(time.Second)
+		for time.Now().Before(deadline) {
+			var sent, received uint64
+			for _, s := range all {
+				st := s.Stats()
+				sent, received = sent+st.PacketsSent, received+st.PacketsReceived
+			}
+			if received >= sent {
+				break
+			}
+			time.Sleep(100 * time.Microsecond)
+			for _, s := range u.sessions {
+				s.Poll(u.now)
+			}
+			spectate()
+		}
+		done = u.sessions[0].Tick() >= ticks && u.sessions[1].Tick() >= ticks
+		for _, s := range specs {
+			done = done && s.Tick() >= ticks-uint64(host.window)
+		}
+		if u.now > 60*time.Second {
+			t.Fatalf("after a minute of game time: players at %d and %d, spectators at %d, %d, %d",
+				u.sessions[0].Tick(), u.sessions[1].Tick(), specs[0].Tick(), specs[1].Tick(), specs[2].Tick())
+		}
+	}
+	for i := range specs {
+		for tick := uint64(1); tick <= ticks-uint64(host.window); tick++ {
+			if specGames[i].sums[tick-1] != u.games[1].sums[tick-1] {
+				t.Fatalf("spectator %d, tick %d: checksum %#x, the players' %#x", i, tick, specGames[i].sums[tick-1], u.games[1].sums[tick-1])
+			}
+		}
+	}
+	if st := host.Stats(); st.Spectators != 3 || st.SendErrors != 0 {
+		t.Errorf("host: %d spectators, %d send errors", st.Spectators, st.SendErrors)
+	}
+}
