@@ -174,7 +174,7 @@ func (c *UDPConn) acquire() bool {
 	}
 }
 
-// release ends a call counted by acquire; the last one after Close closes fd.
+// release ends a call counted by acquire (or Close's own); the last one after Close closes fd.
 func (c *UDPConn) release() {
 	if c.state.Add(^uint64(0)) == closedBit {
 		unix.Close(c.fd)
@@ -189,15 +189,16 @@ func (c *UDPConn) Close() error {
 		if s&closedBit != 0 {
 			return c.opError("close", nil, net.ErrClosed)
 		}
-		if !c.state.CompareAndSwap(s, s|closedBit) {
+		// Close holds fd too while it works, so that fd stays this socket's until it is done.
+		if !c.state.CompareAndSwap(s, (s+1)|closedBit) {
 			continue
 		}
-		if s == 0 {
-			return os.NewSyscallError("close", unix.Close(c.fd))
+		if s != 0 {
+			// Calls are using fd: shutdown wakes those waiting in poll(2), even on an
+			// unconnected UDP socket (which it otherwise refuses, ENOTCONN).
+			unix.Shutdown(c.fd, unix.SHUT_RDWR)
 		}
-		// Calls are using fd: the last of them closes it. shutdown wakes those waiting in
-		// poll(2), even on an unconnected UDP socket (which it otherwise refuses, ENOTCONN).
-		unix.Shutdown(c.fd, unix.SHUT_RDWR)
+		c.release() // the last call using fd closes it: this one, or one still running
 		return nil
 	}
 }
@@ -281,7 +282,7 @@ func (c *UDPConn) ReadFromUDPAddrPort(b []byte) (int, netip.AddrPort, error) {
 			return min(int(n), len(b)), sockaddrAddrPort(&from), nil
 		case unix.EAGAIN, unix.EINTR:
 		default:
-			return 0, netip.AddrPort{}, c.opError("read", nil, os.NewSyscallError("recvfrom", errno))
+			return 0, netip.AddrPort{}, c.opError("read", nil, c.closedOr(os.NewSyscallError("recvfrom", errno)))
 		}
 		if err := c.wait(unix.POLLIN, &c.readDeadline, "read", nil); err != nil {
 			return 0, netip.AddrPort{}, err
@@ -313,7 +314,7 @@ func (c *UDPConn) WriteToUDPAddrPort(b []byte, ap netip.AddrPort) (int, error) {
 			return len(b), nil
 		case unix.EAGAIN, unix.EINTR:
 		default:
-			return 0, c.opError("write", net.UDPAddrFromAddrPort(ap), os.NewSyscallError("sendto", errno))
+			return 0, c.opError("write", net.UDPAddrFromAddrPort(ap), c.closedOr(os.NewSyscallError("sendto", errno)))
 		}
 		if err := c.wait(unix.POLLOUT, &c.writeDeadline, "write", net.UDPAddrFromAddrPort(ap)); err != nil {
 			return 0, err
@@ -344,6 +345,15 @@ func (c *UDPConn) wait(events int16, deadline *atomic.Int64, op string, addr net
 		return c.opError(op, addr, net.ErrClosed)
 	}
 	return nil
+}
+
+// closedOr returns net.ErrClosed once Close has been called (a call it interrupted fails with
+// what shutdown made of it, such as EPIPE), and err before.
+func (c *UDPConn) closedOr(err error) error {
+	if c.state.Load()&closedBit != 0 {
+		return net.ErrClosed
+	}
+	return err
 }
 
 func (c *UDPConn) opError(op string, addr net.Addr, err error) error {
@@ -482,7 +492,7 @@ func (c *UDPConn) tryRecv(b *udpBatch) (int, error) {
 	case unix.EAGAIN, unix.EINTR:
 		return 0, errNoPacket
 	}
-	return 0, os.NewSyscallError("recvmmsg", errno)
+	return 0, c.opError("read", nil, c.closedOr(os.NewSyscallError("recvmmsg", errno)))
 }
 
 // packet copies the i-th packet of the batch into p.
@@ -537,7 +547,7 @@ func (c *UDPConn) flush(batch *udpBatch) (failed int, err error) {
 		case errno != 0:
 			failed++
 			if err == nil {
-				err = os.NewSyscallError("sendmmsg", errno)
+				err = c.opError("write", nil, c.closedOr(os.NewSyscallError("sendmmsg", errno)))
 			}
 			i++
 		default:

@@ -281,3 +281,56 @@ func TestUDPConnSpectators(t *testing.T) {
 		t.Errorf("host: %d spectators, %d send errors", st.Spectators, st.SendErrors)
 	}
 }
+
+// TestUDPConnCloseWhileUsed: Close while other goroutines read and write: every call ends
+// with net.ErrClosed or succeeds, and each socket's descriptor is closed once, by the last
+// call using it, so that none is left open (and none closed twice, which could close another
+// file's).
+func TestUDPConnCloseWhileUsed(t *testing.T) {
+	count := func() int {
+		ents, err := os.ReadDir("/proc/self/fd")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(ents)
+	}
+	before := count()
+	for round := range 50 {
+		c, err := ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		self := c.LocalAddr()
+		done := make(chan error, 4)
+		for g := range 4 {
+			go func() {
+				buf := make([]byte, 16)
+				for {
+					var err error
+					if g%2 == 0 {
+						_, err = c.WriteTo([]byte("x"), self)
+					} else {
+						c.SetReadDeadline(time.Now().Add(time.Millisecond))
+						_, _, err = c.ReadFrom(buf)
+					}
+					if err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
+						done <- err
+						return
+					}
+				}
+			}()
+		}
+		time.Sleep(time.Duration(round%5) * time.Millisecond)
+		if err := c.Close(); err != nil {
+			t.Fatal(err)
+		}
+		for range 4 {
+			if err := <-done; !errors.Is(err, net.ErrClosed) {
+				t.Errorf("round %d: a call ended with %v, want net.ErrClosed", round, err)
+			}
+		}
+	}
+	if after := count(); after > before {
+		t.Errorf("%d descriptors open before, %d after 50 UDPConns closed while used", before, after)
+	}
+}
