@@ -42,21 +42,24 @@ func (p *peer) tick(now time.Duration) error {
 	return err
 }
 
-// newPeers opens two sockets of the kind conn names on 127.0.0.1 and a session on each.
-func newPeers(conn string, balls int) ([2]*peer, error) {
+// listen opens a socket of the kind conn names on 127.0.0.1.
+func listen(conn string) (net.PacketConn, error) {
+	addr := &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)}
+	if conn == "UDPConn" {
+		return netplay.ListenUDP("udp4", addr)
+	}
+	return net.ListenUDP("udp4", addr)
+}
+
+// newPeers opens two sockets of the kind conn names on 127.0.0.1 and a session on each, the
+// first taking spectators, and the spectators' sessions, each on a socket of its own.
+func newPeers(conn string, balls, spectators int) ([2]*peer, []*peer, error) {
 	var peers [2]*peer
 	var conns [2]net.PacketConn
 	for i := range conns {
-		addr := &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)}
-		var c net.PacketConn
-		var err error
-		if conn == "UDPConn" {
-			c, err = netplay.ListenUDP("udp4", addr)
-		} else {
-			c, err = net.ListenUDP("udp4", addr)
-		}
+		c, err := listen(conn)
 		if err != nil {
-			return peers, err
+			return peers, nil, err
 		}
 		conns[i] = c
 	}
@@ -64,26 +67,64 @@ func newPeers(conn string, balls int) ([2]*peer, error) {
 		players := make([]netplay.Player, 2)
 		players[h] = netplay.Player{Local: true}
 		players[1-h] = netplay.Player{Addr: conns[1-h].LocalAddr()}
-		s, err := netplay.NewSession(conns[h], netplay.Config[uint8]{Players: players, Codec: codec{}})
+		cfg := netplay.Config[uint8]{Players: players, Codec: codec{}}
+		if h == 0 {
+			cfg.Spectators = spectators
+		}
+		s, err := netplay.NewSession(conns[h], cfg)
 		if err != nil {
-			return peers, err
+			return peers, nil, err
 		}
 		peers[h] = &peer{h: h, s: s, g: newGame(balls, s.Slots())}
 	}
-	return peers, nil
+	specs := make([]*peer, spectators)
+	for i := range specs {
+		c, err := listen(conn)
+		if err != nil {
+			return peers, specs, err
+		}
+		s, err := netplay.NewSpectator(c, conns[0].LocalAddr(), 2, netplay.Config[uint8]{Codec: codec{}})
+		if err != nil {
+			return peers, specs, err
+		}
+		specs[i] = &peer{h: -1, s: s, g: newGame(balls, s.Slots())}
+	}
+	return peers, specs, nil
+}
+
+// spectate runs every tick a spectator has received.
+func (p *peer) spectate(now time.Duration) error {
+	for {
+		reqs, err := p.s.Advance(now)
+		switch {
+		case err == nil:
+			if err := netplay.Run(reqs, netplay.Game[uint8](p.g)); err != nil {
+				return err
+			}
+		case errors.Is(err, netplay.ErrPredictionThreshold), errors.Is(err, netplay.ErrNotSynchronized):
+			return nil
+		default:
+			return err
+		}
+	}
 }
 
 // child runs one row: it plays (or only paces) until both peers run and -warmup more, says
 // "ready", goes on until told "go" on stdin, then measures -seconds and prints its result.
 func child(rw row, o options, stdin io.Reader, stdout io.Writer) error {
 	var peers [2]*peer
+	var specs []*peer
 	if rw.conn != "" {
 		var err error
-		if peers, err = newPeers(rw.conn, o.balls); err != nil {
+		peers, specs, err = newPeers(rw.conn, o.balls, rw.spectators)
+		for _, p := range append(peers[:], specs...) {
+			if p != nil {
+				defer p.s.Close()
+			}
+		}
+		if err != nil {
 			return err
 		}
-		defer peers[0].s.Close()
-		defer peers[1].s.Close()
 	}
 	wait := sleeper(rw.pace)
 	// stdin says "go" to start the measure, then ends (or says "end") to end the run.
@@ -122,6 +163,11 @@ func child(rw row, o options, stdin io.Reader, stdout io.Writer) error {
 				if err := p.tick(now); err != nil {
 					return err
 				}
+			}
+		}
+		for _, p := range specs {
+			if err := p.spectate(now); err != nil {
+				return err
 			}
 		}
 		switch phase {

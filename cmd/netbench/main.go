@@ -20,6 +20,9 @@
 //	precise/UDPConn        the game over netplay.ListenUDP's sockets, the precise pacer
 //	precise/net.UDPConn    the game over net.ListenUDP's sockets, the precise pacer
 //	time.Sleep/net.UDPConn the game over net.ListenUDP's sockets, time.Sleep
+//	lowpower/UDPConn/spectators      lowpower/UDPConn with 8 spectators of the first peer
+//	                                 in the process too, each on a socket of its own
+//	lowpower/net.UDPConn/spectators  the same over net.ListenUDP's sockets
 //
 // Flags: -seconds (measured, a run), -warmup (after both peers run), -runs, -rows (a
 // comma-separated list of the rows above), -balls (the game's size), -hz.
@@ -45,18 +48,21 @@ import (
 // row is one line of the table: how the loop sleeps and, for a game, its sockets.
 type row struct {
 	name, pace, conn string // conn "": no session
+	spectators       int    // spectators of the first peer, each a session of its own
 }
 
 var allRows = []row{
-	{"sleep", "sleep", ""},
-	{"time.Sleep", "time.Sleep", ""},
-	{"lowpower", "lowpower", ""},
-	{"precise", "precise", ""},
-	{"lowpower/UDPConn", "lowpower", "UDPConn"},
-	{"lowpower/net.UDPConn", "lowpower", "net.UDPConn"},
-	{"precise/UDPConn", "precise", "UDPConn"},
-	{"precise/net.UDPConn", "precise", "net.UDPConn"},
-	{"time.Sleep/net.UDPConn", "time.Sleep", "net.UDPConn"},
+	{"sleep", "sleep", "", 0},
+	{"time.Sleep", "time.Sleep", "", 0},
+	{"lowpower", "lowpower", "", 0},
+	{"precise", "precise", "", 0},
+	{"lowpower/UDPConn", "lowpower", "UDPConn", 0},
+	{"lowpower/net.UDPConn", "lowpower", "net.UDPConn", 0},
+	{"precise/UDPConn", "precise", "UDPConn", 0},
+	{"precise/net.UDPConn", "precise", "net.UDPConn", 0},
+	{"time.Sleep/net.UDPConn", "time.Sleep", "net.UDPConn", 0},
+	{"lowpower/UDPConn/spectators", "lowpower", "UDPConn", 8},
+	{"lowpower/net.UDPConn/spectators", "lowpower", "net.UDPConn", 8},
 }
 
 type options struct {

@@ -45,7 +45,7 @@ func TestExitStatus(t *testing.T) {
 // table; a game over either socket allocates nothing a tick.
 func TestShortRun(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	rows := "sleep,lowpower,lowpower/UDPConn,precise/net.UDPConn"
+	rows := "sleep,lowpower,lowpower/UDPConn,precise/net.UDPConn,lowpower/UDPConn/spectators"
 	if err := run([]string{"-seconds", "0.3", "-warmup", "0", "-runs", "1", "-rows", rows}, strings.NewReader(""), &stdout, &stderr); err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
