@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -42,7 +43,7 @@ func TestExitStatus(t *testing.T) {
 }
 
 // A short run plays each kind of row in a process of its own and prints its line of the
-// table; a game over either socket allocates nothing a tick.
+// table; no row allocates a tick.
 func TestShortRun(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	rows := "sleep,lowpower,lowpower/UDPConn,precise/net.UDPConn,lowpower/UDPConn/spectators"
@@ -66,8 +67,12 @@ func TestShortRun(t *testing.T) {
 			t.Errorf("row %q: %d columns, want 8", line, len(f))
 			continue
 		}
-		if f[4] != "0.00" {
-			t.Errorf("row %s: %s allocations a tick, want 0", name, f[4])
+		// Less than one a tick: the process's allocations over the window, the runtime's
+		// included, which on a loaded machine may make a few (the sessions' own steady
+		// state is held to exactly none by netplay's TestUDPNoAllocations); a game that
+		// allocated each tick would show one or more.
+		if allocs, err := strconv.ParseFloat(f[4], 64); err != nil || allocs >= 1 {
+			t.Errorf("row %s: %s allocations a tick, want less than one", name, f[4])
 		}
 	}
 }
