@@ -35,6 +35,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"slices"
@@ -173,8 +174,8 @@ func parent(o options, stdout, stderr io.Writer) error {
 			return median(v)
 		}
 		sys := "-"
-		if perf {
-			sys = fmt.Sprintf("%.1f", med(func(r result) float64 { return r.syscalls }))
+		if n := med(func(r result) float64 { return r.syscalls }); !math.IsNaN(n) {
+			sys = fmt.Sprintf("%.1f", n)
 		}
 		skipped := "-"
 		if rw.conn != "" {
@@ -188,7 +189,12 @@ func parent(o options, stdout, stderr io.Writer) error {
 	return nil
 }
 
+// median returns the median of v, leaving out the unknown values (NaN); NaN if all are.
 func median(v []float64) float64 {
+	v = slices.DeleteFunc(v, math.IsNaN)
+	if len(v) == 0 {
+		return math.NaN()
+	}
 	slices.Sort(v)
 	n := len(v)
 	if n%2 == 1 {
@@ -245,17 +251,18 @@ func runChild(exe string, rw row, o options, perf bool) (result, error) {
 	}
 	// The system calls are counted after the CPU time, the loop going on as measured: perf
 	// counting every system call costs the process CPU time of its own.
+	// A count perf does not give (it had not attached yet, on a busy machine) leaves the
+	// figure unknown, not the run failed.
+	r.syscalls = math.NaN()
 	if perf {
 		p, err := startPerf(cmd.Process.Pid)
 		if err != nil {
 			return fail(err)
 		}
-		time.Sleep(time.Duration(min(o.seconds, 3) * float64(time.Second)))
-		n, secs, err := p.stop()
-		if err != nil {
-			return fail(err)
+		time.Sleep(time.Duration(max(min(o.seconds, 3), 0.5) * float64(time.Second)))
+		if n, secs, err := p.stop(); err == nil {
+			r.syscalls = n / (secs * float64(o.hz))
 		}
-		r.syscalls = n / (secs * float64(o.hz))
 	}
 	in.Close()
 	if err := cmd.Wait(); err != nil {
