@@ -17,7 +17,7 @@ var (
 	errShort       = &Error{Field: "header", Problem: "packet shorter than the header", Err: ErrMalformed}
 	errLong        = &Error{Field: "packet", Problem: "longer than MaxPacket", Err: ErrMalformed}
 	errMagic       = &Error{Field: "header.magic", Problem: "not this protocol's", Err: ErrMalformed}
-	errVersion     = &Error{Field: "header.version", Problem: "not version 1", Err: ErrVersion}
+	errVersion     = &Error{Field: "header.version", Problem: "not this version", Err: ErrVersion}
 	errTrailing    = &Error{Field: "packet", Problem: "bytes after the message", Err: ErrMalformed}
 	errTooLarge    = &Error{Field: "packet", Problem: "over MaxPacket bytes", Err: ErrTooLarge}
 	errInputsShape = &Error{Field: "inputs", Problem: "reference empty or inputs not whole ticks of it", Err: ErrInvalid}
@@ -47,6 +47,10 @@ var (
 	faultSum        = newFault("ChecksumReport.Sum", "truncated")
 	faultCutoff     = newFault("Dropped.Cutoff", "truncated, not NoTick to MaxTick, or unknown flags")
 	faultCookie     = newFault("Cookie", "truncated")
+	faultJoin       = newFault("Join", "truncated, or a slot, players, input size, tick rate, match or token out of range")
+	faultWelcome    = newFault("Welcome", "truncated, or a slot, players or tick out of range")
+	faultRefused    = newFault("Refused", "truncated, or an unknown reason")
+	faultPlayerSum  = newFault("PlayerSum", "truncated, or a slot or tick out of range")
 )
 
 // Append appends the packet of m to dst and returns the extended slice. Only the fields of
@@ -131,6 +135,42 @@ func Append(dst []byte, m *Message) ([]byte, error) {
 			dst = appendUvarint(dst, uint64(m.Tick))
 			dst = le.AppendUint64(dst, m.Sum)
 		}
+	case KindJoin:
+		if !validJoin(m) {
+			f = &faultJoin
+		} else {
+			dst = le.AppendUint32(dst, m.Nonce)
+			dst = le.AppendUint32(dst, m.Cookie)
+			dst = append(dst, byte(m.Slot), byte(m.Players), byte(m.InputSize))
+			dst = appendUvarint(dst, uint64(m.TickRate))
+			dst = append(dst, byte(m.MatchLen))
+			dst = append(dst, m.Match[:m.MatchLen]...)
+			dst = append(dst, byte(m.TokenLen))
+			dst = append(dst, m.Token[:m.TokenLen]...)
+		}
+	case KindWelcome:
+		if !validWelcome(m) {
+			f = &faultWelcome
+		} else {
+			dst = le.AppendUint32(dst, m.Nonce)
+			dst = append(dst, byte(m.Slot), byte(m.Players))
+			dst = appendUvarint(dst, uint64(m.Tick))
+		}
+	case KindRefused:
+		if m.Reason == 0 || m.Reason >= refusedEnd {
+			f = &faultRefused
+		} else {
+			dst = le.AppendUint32(dst, m.Nonce)
+			dst = append(dst, m.Reason)
+		}
+	case KindPlayerSum:
+		if m.Slot < 0 || m.Slot >= MaxPlayers || m.Tick < 0 || m.Tick > MaxTick {
+			f = &faultPlayerSum
+		} else {
+			dst = append(dst, byte(m.Slot))
+			dst = appendUvarint(dst, uint64(m.Tick))
+			dst = le.AppendUint64(dst, m.Sum)
+		}
 	case KindKeepAlive, KindBye, KindKick:
 	}
 	if f != nil {
@@ -140,6 +180,27 @@ func Append(dst []byte, m *Message) ([]byte, error) {
 		return dst[:start], errTooLarge
 	}
 	return dst, nil
+}
+
+// validJoin reports whether a Join's fields are in range, and the bytes past its match name
+// and token zero (so that a decoded Join is written back byte for byte).
+func validJoin(m *Message) bool {
+	switch {
+	case m.Slot < 0 || m.Slot >= MaxPlayers && m.Slot != AnySlot && m.Slot != SpectatorSlot,
+		m.Players < 1 || m.Players > MaxPlayers,
+		m.InputSize < 1 || m.InputSize > MaxInputSize,
+		m.TickRate < 1 || m.TickRate > MaxTickRate,
+		m.MatchLen < 0 || m.MatchLen > MaxMatch,
+		m.TokenLen < 0 || m.TokenLen > MaxToken:
+		return false
+	}
+	return true
+}
+
+// validWelcome reports whether a Welcome's fields are in range.
+func validWelcome(m *Message) bool {
+	return (m.Slot >= 0 && m.Slot < MaxPlayers || m.Slot == SpectatorSlot) &&
+		m.Players >= 1 && m.Players <= MaxPlayers && m.Tick >= 0 && m.Tick <= MaxTick
 }
 
 // checkInput checks the fields of an Input message, in range and consistent, and that its
@@ -274,6 +335,37 @@ func Decode(pkt []byte, m *Message) error {
 			return faultSum.malformed
 		}
 		m.Sum = s
+	case KindJoin:
+		if !decodeJoin(&r, m) {
+			return faultJoin.malformed
+		}
+	case KindWelcome:
+		nonce, ok := r.uint32()
+		if !ok || len(r.b) < 2 {
+			return faultWelcome.malformed
+		}
+		m.Nonce, m.Slot, m.Players, r.b = nonce, int(r.b[0]), int(r.b[1]), r.b[2:]
+		if m.Tick, ok = r.tick(0); !ok || !validWelcome(m) {
+			return faultWelcome.malformed
+		}
+	case KindRefused:
+		nonce, ok := r.uint32()
+		if !ok || len(r.b) < 1 || r.b[0] == 0 || r.b[0] >= refusedEnd {
+			return faultRefused.malformed
+		}
+		m.Nonce, m.Reason, r.b = nonce, r.b[0], r.b[1:]
+	case KindPlayerSum:
+		if len(r.b) < 1 || r.b[0] >= MaxPlayers {
+			return faultPlayerSum.malformed
+		}
+		m.Slot, r.b = int(r.b[0]), r.b[1:]
+		var ok bool
+		if m.Tick, ok = r.tick(0); !ok {
+			return faultPlayerSum.malformed
+		}
+		if m.Sum, ok = r.uint64(); !ok {
+			return faultPlayerSum.malformed
+		}
 	case KindKeepAlive, KindBye, KindKick:
 	}
 	if len(r.b) != 0 {
@@ -288,6 +380,36 @@ const (
 	quietFollows  = 0x40
 	kickedFollows = 0x20
 )
+
+// decodeJoin reads a Join's body into m, reporting false for a malformed one.
+func decodeJoin(r *reader, m *Message) bool {
+	var ok bool
+	if m.Nonce, ok = r.uint32(); !ok {
+		return false
+	}
+	if m.Cookie, ok = r.uint32(); !ok || len(r.b) < 3 {
+		return false
+	}
+	m.Slot, m.Players, m.InputSize, r.b = int(r.b[0]), int(r.b[1]), int(r.b[2]), r.b[3:]
+	rate, ok := r.uvarint()
+	if !ok || rate > MaxTickRate || len(r.b) < 1 {
+		return false
+	}
+	m.TickRate = int(rate)
+	n := int(r.b[0])
+	if n > MaxMatch || len(r.b) < 1+n+1 {
+		return false
+	}
+	m.MatchLen = copy(m.Match[:], r.b[1:1+n])
+	r.b = r.b[1+n:]
+	n = int(r.b[0])
+	if n > MaxToken || len(r.b) < 1+n {
+		return false
+	}
+	m.TokenLen = copy(m.Token[:], r.b[1:1+n])
+	r.b = r.b[1+n:]
+	return validJoin(m)
+}
 
 func decodeInput(r *reader, m *Message) error {
 	var ok bool

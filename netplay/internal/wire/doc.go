@@ -8,7 +8,7 @@
 // use and never sizes anything by what a packet claims: a hostile or corrupt packet costs a
 // returned error (wrapping ErrMalformed or ErrVersion), never a panic or an allocation.
 //
-// # Format, version 2
+// # Format, version 3
 //
 // Every packet is one datagram of at most MaxPacket (508) bytes. Integers are little-endian;
 // a uvarint is LEB128 as encoding/binary writes it, in its shortest form (a longer form of the
@@ -19,7 +19,7 @@
 //
 //	packet  = magic:2 version:1 kind:1 session:uint32 seq:uint16 body
 //	magic   = E7 4E
-//	version = 02
+//	version = 03
 //
 // A packet with another magic is malformed; another version gives ErrVersion. The body of each
 // kind, which must end the packet exactly:
@@ -38,7 +38,16 @@
 //	10 Kick          (empty)
 //	11 Spectate      nonce:uint32 cookie:uint32  a spectator's handshake request, cookie 0 or the host's
 //	12 Dropped       cutoff+1:uvarint flags:byte the sender lost the receiver; flags: 1 silent, 2 kicked, 4 full, 8 late
-//	13 Cookie        cookie:uint32               the host's answer to a Spectate from an address not yet proven
+//	13 Cookie        cookie:uint32               the host's (or relay's) answer to a Spectate (Join) from an address not yet proven
+//	14 Join          nonce:uint32 cookie:uint32 slot:byte players:byte size:byte rate:uvarint
+//	                 matchLen:byte match tokenLen:byte token
+//	                                             a player's (or spectator's) request to a relay
+//	15 Welcome       nonce:uint32 slot:byte players:byte tick:uvarint
+//	                                             the relay's answer: the Join's nonce, the slot given, its last confirmed tick
+//	16 Refused       nonce:uint32 reason:byte    the relay's refusal: 1 token, 2 expired, 3 no match, 4 slot,
+//	                                             5 shape, 6 full, 7 late, 8 ended
+//	17 PlayerSum     slot:byte tick:uvarint sum:uint64
+//	                                             a player's checksum, passed on by the relay
 //
 // Any other kind is malformed.
 //

@@ -133,9 +133,9 @@ func TestWriteCorpus(t *testing.T) {
 			seeds[name+"-cut"] = pkt[:len(pkt)-1]
 		}
 	}
-	ver := bytes.Clone(seeds["13-KeepAlive"])
-	ver[2] = 2
-	seeds["version-2"] = ver
+	ver := bytes.Clone(seeds["15-KeepAlive"])
+	ver[2] = Version - 1
+	seeds["version-previous"] = ver
 	writeSeeds(t, "FuzzDecode", seeds, func(b []byte) string { return fmt.Sprintf("[]byte(%q)\n", b) })
 
 	inputs := map[string][]byte{

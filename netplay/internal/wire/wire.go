@@ -9,7 +9,7 @@ import (
 // Version is the protocol version this package writes and the only one it reads. A change that
 // an older peer would misread (a new kind, a new field) takes a new version; a peer then drops
 // the other's packets with ErrVersion instead of misreading them.
-const Version = 2
+const Version = 3
 
 // The limits of a packet and of what it carries. Decode rejects a packet that exceeds any of
 // them; Append refuses a message that does.
@@ -42,6 +42,19 @@ const (
 	// MaxTick is the greatest tick the protocol carries: 2^40, which a session reaches after
 	// 34 years at 1,000 ticks a second. A packet naming a later tick is malformed.
 	MaxTick = 1 << 40
+
+	// MaxMatch is the longest match name a Join carries, in bytes.
+	MaxMatch = 64
+
+	// MaxToken is the longest token a Join carries, in bytes.
+	MaxToken = 96
+
+	// AnySlot in a Join asks for the lowest free player slot; SpectatorSlot asks to watch.
+	AnySlot       = 0xFE
+	SpectatorSlot = 0xFF
+
+	// MaxTickRate is the greatest TickRate a Join carries.
+	MaxTickRate = 1000
 
 	// NoTick stands for "no tick": an AckTick before any input arrived, a LastTick of a
 	// player with no confirmed input yet.
@@ -90,13 +103,27 @@ const (
 	// KindCookie answers a Spectate from an address not yet proven: the spectator sends its
 	// Spectate again with this Cookie, which proves it receives what is sent to it.
 	KindCookie
+	// KindJoin asks a relay for a place in a match (Match) as player Slot (or AnySlot, or
+	// SpectatorSlot), with the sender's Token, Nonce, Cookie (0 until the relay sent one) and
+	// the shape of its game (Players, InputSize, TickRate), which must be the match's.
+	KindJoin
+	// KindWelcome is a relay's answer to a Join it takes: the Nonce echoed, the Slot given,
+	// the match's Players, and Tick, the last tick the relay has confirmed. Its Session is
+	// the one the player's packets carry from then on.
+	KindWelcome
+	// KindRefused is a relay's answer to a Join it does not take: the Nonce echoed and the
+	// Reason.
+	KindRefused
+	// KindPlayerSum is a relay passing on player Slot's checksum (Sum) of its state after
+	// confirmed Tick, for desync detection.
+	KindPlayerSum
 
 	kindEnd // one past the last kind
 )
 
 var kindNames = [...]string{"Kind(0)", "SyncRequest", "SyncReply", "Input", "InputAck",
 	"QualityReport", "QualityReply", "ChecksumReport", "KeepAlive", "Bye", "Kick", "Spectate",
-	"Dropped", "Cookie"}
+	"Dropped", "Cookie", "Join", "Welcome", "Refused", "PlayerSum"}
 
 // String returns the kind's name, as "Input", or "Kind(N)" for a value that is not a kind.
 func (k Kind) String() string {
@@ -208,9 +235,57 @@ type Message struct {
 	// DropFlags (Dropped) says why the sender lost the receiver.
 	DropFlags uint8
 
-	// Cookie (Spectate, Cookie) proves a spectator's address: the host's Cookie, echoed by
-	// the spectator's next Spectate; 0 in a Spectate that has none yet.
+	// Cookie (Spectate, Cookie, Join) proves a spectator's or a joining player's address:
+	// the host's or relay's Cookie, echoed by the next Spectate or Join; 0 in one that has
+	// none yet.
 	Cookie uint32
+
+	// Slot (Join, Welcome, PlayerSum) is a player's slot, 0 to MaxPlayers-1; in a Join also
+	// AnySlot or SpectatorSlot, and in a Welcome SpectatorSlot.
+	Slot int
+	// TickRate (Join) is the game's ticks a second, 1 to MaxTickRate.
+	TickRate int
+	// Match[:MatchLen] (Join) is the name of the match, 0 to MaxMatch bytes; the bytes from
+	// MatchLen on are zero.
+	Match    [MaxMatch]byte
+	MatchLen int
+	// Token[:TokenLen] (Join) admits the sender to the slot, 0 to MaxToken bytes (0 where
+	// the relay takes any player); the bytes from TokenLen on are zero.
+	Token    [MaxToken]byte
+	TokenLen int
+	// Reason (Refused) says why a relay refused a Join: one of the Refused reasons.
+	Reason uint8
+}
+
+// Reasons of a Refused message.
+const (
+	RefusedToken   uint8 = 1 + iota // the token is malformed, forged or made with an unknown key
+	RefusedExpired                  // the token has expired
+	RefusedNoMatch                  // no such match
+	RefusedSlot                     // the slot is taken, or not the token's
+	RefusedShape                    // the game's shape (players, input size, tick rate) is not the match's
+	RefusedFull                     // the relay or the match has no room
+	RefusedLate                     // the match has begun and takes no late player, or is past its history
+	RefusedEnded                    // the match has ended
+	refusedEnd
+)
+
+// SetMatch sets Match and MatchLen to name, cut to MaxMatch bytes.
+func (m *Message) SetMatch(name string) {
+	m.Match = [MaxMatch]byte{}
+	m.MatchLen = copy(m.Match[:], name)
+}
+
+// SetToken sets Token and TokenLen to tok; it reports false, setting none, if tok is longer
+// than MaxToken.
+func (m *Message) SetToken(tok []byte) bool {
+	m.Token = [MaxToken]byte{}
+	if len(tok) > MaxToken {
+		m.TokenLen = 0
+		return false
+	}
+	m.TokenLen = copy(m.Token[:], tok)
+	return true
 }
 
 // DropFlags of a Dropped message. Neither set: the link from the receiver failed while others

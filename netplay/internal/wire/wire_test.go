@@ -47,7 +47,26 @@ func sample() []Message {
 		{Header: hdr(KindDropped), Cutoff: MaxTick, DropFlags: DroppedSilent | DroppedKicked},
 		{Header: hdr(KindDropped), Cutoff: 173, DropFlags: DroppedKicked},
 		{Header: hdr(KindCookie), Cookie: 0xdeadbeef},
+		join(Message{Header: hdr(KindJoin), Nonce: 1, Slot: 7, Players: MaxPlayers, InputSize: MaxInputSize, TickRate: MaxTickRate}, "", nil),
+		join(Message{Header: hdr(KindJoin), Nonce: 2, Cookie: 3, Slot: AnySlot, Players: 2, InputSize: 1, TickRate: 60},
+			"a match named with sixty-four bytes, the longest that can be.!!", bytes.Repeat([]byte{0xA5}, MaxToken)),
+		join(Message{Header: hdr(KindJoin), Slot: SpectatorSlot, Players: 1, InputSize: 3, TickRate: 1}, "m", []byte{0}),
+		{Header: hdr(KindWelcome), Nonce: 9, Slot: 0, Players: 1, Tick: 0},
+		{Header: hdr(KindWelcome), Nonce: math.MaxUint32, Slot: SpectatorSlot, Players: MaxPlayers, Tick: MaxTick},
+		{Header: hdr(KindRefused), Nonce: 4, Reason: RefusedToken},
+		{Header: hdr(KindRefused), Reason: RefusedEnded},
+		{Header: hdr(KindPlayerSum), Slot: 7, Tick: MaxTick, Sum: math.MaxUint64},
+		{Header: hdr(KindPlayerSum), Slot: 0, Tick: 0, Sum: 0},
 	}
+}
+
+// join returns m with its match name and token set.
+func join(m Message, match string, token []byte) Message {
+	m.SetMatch(match)
+	if !m.SetToken(token) {
+		panic("token too long")
+	}
+	return m
 }
 
 func TestRoundTrip(t *testing.T) {
@@ -86,7 +105,7 @@ func TestExactBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []byte{0xE7, 0x4E, 2, 3, 1, 2, 3, 4, 5, 6, // header
+	want := []byte{0xE7, 0x4E, 3, 3, 1, 2, 3, 4, 5, 6, // header
 		0xAC, 0x02, 0x00, // start 300, ack NoTick+1
 		0x02, 1, 6, 2, 0b10, // handles, size, count, players, disconnected
 		0x00, 0x01, // last+1 of each player
@@ -276,10 +295,29 @@ func TestDecodeRejects(t *testing.T) {
 		{"short header", hdr[:9], ErrMalformed, "header"},
 		{"magic", edit(hdr, func(p []byte) []byte { p[0] = 'G'; return p }), ErrMalformed, "header.magic"},
 		{"version 1", edit(good(KindKeepAlive), func(p []byte) []byte { p[2] = 1; return p }), ErrVersion, "header.version"},
-		{"version 3", edit(good(KindKeepAlive), func(p []byte) []byte { p[2] = 3; return p }), ErrVersion, "header.version"},
+		{"version 2", edit(good(KindKeepAlive), func(p []byte) []byte { p[2] = 2; return p }), ErrVersion, "header.version"},
+		{"version 4", edit(good(KindKeepAlive), func(p []byte) []byte { p[2] = 4; return p }), ErrVersion, "header.version"},
 		{"version 0", edit(good(KindKeepAlive), func(p []byte) []byte { p[2] = 0; return p }), ErrVersion, "header.version"},
 		{"kind 0", with(0), ErrMalformed, "header.kind"},
-		{"kind 14", with(14), ErrMalformed, "header.kind"},
+		{"kind 18", with(18), ErrMalformed, "header.kind"},
+		{"join short", with(KindJoin, 1, 2, 3, 4, 5, 6, 7, 8, 0, 2), ErrMalformed, "Join"},
+		{"join slot 8", with(KindJoin, 1, 2, 3, 4, 5, 6, 7, 8, 8, 2, 1, 60, 0, 0), ErrMalformed, "Join"},
+		{"join no players", with(KindJoin, 1, 2, 3, 4, 5, 6, 7, 8, 0, 0, 1, 60, 0, 0), ErrMalformed, "Join"},
+		{"join tick rate 0", with(KindJoin, 1, 2, 3, 4, 5, 6, 7, 8, 0, 2, 1, 0, 0, 0), ErrMalformed, "Join"},
+		{"join tick rate 1001", with(KindJoin, 1, 2, 3, 4, 5, 6, 7, 8, 0, 2, 1, 0xE9, 0x07, 0, 0), ErrMalformed, "Join"},
+		{"join match cut", with(KindJoin, 1, 2, 3, 4, 5, 6, 7, 8, 0, 2, 1, 60, 3, 'a', 'b'), ErrMalformed, "Join"},
+		{"join match 65", with(KindJoin, append([]byte{1, 2, 3, 4, 5, 6, 7, 8, 0, 2, 1, 60, 65}, make([]byte, 66)...)...), ErrMalformed, "Join"},
+		{"join token 97", with(KindJoin, append([]byte{1, 2, 3, 4, 5, 6, 7, 8, 0, 2, 1, 60, 0, 97}, make([]byte, 97)...)...), ErrMalformed, "Join"},
+		{"join trailing", with(KindJoin, 1, 2, 3, 4, 5, 6, 7, 8, 0, 2, 1, 60, 0, 0, 0), ErrMalformed, "packet"},
+		{"welcome slot 8", with(KindWelcome, 1, 2, 3, 4, 8, 2, 0), ErrMalformed, "Welcome"},
+		{"welcome any slot", with(KindWelcome, 1, 2, 3, 4, AnySlot, 2, 0), ErrMalformed, "Welcome"},
+		{"welcome 9 players", with(KindWelcome, 1, 2, 3, 4, 0, 9, 0), ErrMalformed, "Welcome"},
+		{"welcome no tick", with(KindWelcome, 1, 2, 3, 4, 0, 2), ErrMalformed, "Welcome"},
+		{"refused reason 0", with(KindRefused, 1, 2, 3, 4, 0), ErrMalformed, "Refused"},
+		{"refused reason 9", with(KindRefused, 1, 2, 3, 4, 9), ErrMalformed, "Refused"},
+		{"refused no reason", with(KindRefused, 1, 2, 3, 4), ErrMalformed, "Refused"},
+		{"player sum slot 8", with(KindPlayerSum, 8, 0, 1, 2, 3, 4, 5, 6, 7, 8), ErrMalformed, "PlayerSum"},
+		{"player sum short", with(KindPlayerSum, 0, 0, 1, 2, 3), ErrMalformed, "PlayerSum"},
 		{"spectate no cookie", with(KindSpectate, 1, 2, 3, 4), ErrMalformed, "Cookie"},
 		{"cookie short", with(KindCookie, 1, 2, 3), ErrMalformed, "Cookie"},
 		{"dropped empty", with(KindDropped), ErrMalformed, "Dropped.Cutoff"},
@@ -352,7 +390,16 @@ func TestAppendRejects(t *testing.T) {
 		field string
 	}{
 		{"kind 0", func(m *Message) { m.Kind = 0 }, ErrInvalid, "header.kind"},
-		{"kind 14", func(m *Message) { m.Kind = 14 }, ErrInvalid, "header.kind"},
+		{"kind 18", func(m *Message) { m.Kind = 18 }, ErrInvalid, "header.kind"},
+		{"join slot", func(m *Message) {
+			*m = Message{Header: Header{Kind: KindJoin}, Slot: 8, Players: 2, InputSize: 1, TickRate: 60}
+		}, ErrInvalid, "Join"},
+		{"join rate", func(m *Message) {
+			*m = Message{Header: Header{Kind: KindJoin}, Players: 2, InputSize: 1, TickRate: 1001}
+		}, ErrInvalid, "Join"},
+		{"welcome players", func(m *Message) { *m = Message{Header: Header{Kind: KindWelcome}, Players: 0} }, ErrInvalid, "Welcome"},
+		{"refused reason", func(m *Message) { *m = Message{Header: Header{Kind: KindRefused}} }, ErrInvalid, "Refused"},
+		{"player sum slot", func(m *Message) { *m = Message{Header: Header{Kind: KindPlayerSum}, Slot: -1} }, ErrInvalid, "PlayerSum"},
 		{"dropped cutoff", func(m *Message) { m.Kind, m.Cutoff = KindDropped, -2 }, ErrInvalid, "Dropped.Cutoff"},
 		{"dropped flags", func(m *Message) { m.Kind, m.DropFlags = KindDropped, 16 }, ErrInvalid, "Dropped.Cutoff"},
 		{"start -1", func(m *Message) { m.StartTick = -1 }, ErrInvalid, "Input.StartTick"},
