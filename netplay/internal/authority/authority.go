@@ -225,6 +225,20 @@ func (m *Match) Stats() Stats {
 	return st
 }
 
+// Have returns the last tick up to which the match holds slot's input for every tick: the last
+// tick confirmed and the ticks after it whose input from slot has arrived, in a row. A
+// player's inputs up to it need not be sent again.
+func (m *Match) Have(slot int) uint64 {
+	t := m.confirmed
+	if slot < 0 || slot >= m.cfg.Slots || m.gone.Has(slot) {
+		return t
+	}
+	for t < m.confirmed+uint64(m.cfg.Window) && m.aheadHas[(t+1)%uint64(m.cfg.Window)].Has(slot) {
+		t++
+	}
+	return t
+}
+
 // Heard notes that slot was heard at now (a packet with no input: an acknowledgement, a
 // keep-alive), which keeps it from timing out.
 func (m *Match) Heard(now time.Duration, slot int) {

@@ -339,6 +339,18 @@ func fuzzBody(t *testing.T, ops []byte) {
 					m.Heard(now, s)
 				}
 			}
+			for s := range slots {
+				want := m.Confirmed()
+				for !m.gone.Has(s) && want < m.Confirmed()+uint64(window) {
+					if _, ok := sent[key{s, want + 1}]; !ok {
+						break
+					}
+					want++
+				}
+				if got := m.Have(s); got != want {
+					t.Fatalf("Have(%d) = %d, want %d (confirmed %d)", s, got, want, m.Confirmed())
+				}
+			}
 			for k := m.Oldest(); k >= 1 && k <= m.Confirmed(); k++ {
 				if in, _, _ := tick(t, m, k); !bytes.Equal(in, decided[k]) {
 					t.Fatalf("tick %d changed: %v, was %v", k, in, decided[k])
