@@ -37,6 +37,9 @@ func (s *Session[I]) DisconnectPlayer(handle int) error {
 	if handle < 0 || handle >= len(s.queues) || s.queues[handle].local {
 		return fmt.Errorf("netplay: DisconnectPlayer(%d): not a remote player's handle", handle)
 	}
+	if s.relay != nil {
+		return fmt.Errorf("netplay: DisconnectPlayer(%d): through a relay, only the relay drops players (relay.Relay.Drop)", handle)
+	}
 	pr := s.peers[s.queues[handle].peer]
 	if pr.state != peerRunning || pr.kicked {
 		return nil // gone, or going

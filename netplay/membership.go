@@ -274,6 +274,9 @@ func (s *Session[I]) reported(h int) uint64 {
 // every peer not dropped reports having it too, and a dropped player's only up to its cutoff
 // until that is settled (see the top of this file).
 func (s *Session[I]) confirmed() uint64 {
+	if s.relay != nil && !s.spectating {
+		return s.relay.confirmed // the relay decides
+	}
 	c := s.known()
 	// And our own players' input only as far as every peer not dropped has it: no peer then
 	// makes final a tick past the cutoff the others may agree for its players.
@@ -310,6 +313,9 @@ func (s *Session[I]) known() uint64 {
 // all known here, held back to depth - window past the last final tick, so that a rollback
 // to the cutoff of a player dropped later stays within the depth kept.
 func (s *Session[I]) limit() uint64 {
+	if s.relay != nil && !s.spectating {
+		return s.relay.confirmed
+	}
 	c := uint64(math.MaxUint64)
 	for _, q := range s.queues {
 		if !q.gone {

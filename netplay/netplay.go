@@ -241,6 +241,25 @@ type Config[I comparable] struct {
 
 	// Rand is the source of the handshake's nonces. nil means crypto/rand.
 	Rand io.Reader
+
+	// Relay, if set, plays the game through a relay (package netplay/relay) at this address
+	// instead of peer to peer: the relay decides which input of each player counts for each
+	// tick, on its own clock, and sends every player everyone's; players need not reach each
+	// other, and no player can drop another. The session has one local player (its handle
+	// is its slot in the match) and the others have no Addr; the game runs as it does peer
+	// to peer (prediction, rollback, input delay, checksums and desync reports), but for
+	// three things: an input of this player's that reaches the relay after its tick's
+	// deadline is replaced there by its last one, and the game rolls back to what ran; a
+	// player behind the relay's clock (back from a stall) catches up at up to 30 ticks an
+	// Advance; and only the relay drops players (DisconnectPlayer fails). Spectators join
+	// the relay, not a player (NewSpectator with Relay set). SparseSaving is not available.
+	// docs/relay.md says when to choose a relay.
+	Relay net.Addr
+	// Match is the name of the relayed match, at most 64 bytes, and Token what admits this
+	// player to its slot of it (made by whoever created the match, with a key the relay
+	// holds: relay.MakeToken); nil for a relay that takes any player.
+	Match string
+	Token []byte
 }
 
 // RequestKind says what a Request asks of the game.

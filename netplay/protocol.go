@@ -52,6 +52,12 @@ func (s *Session[I]) receive() {
 		}
 		pr.stats.PacketsReceived++
 		pr.stats.BytesReceived += uint64(s.pkt.n)
+		if s.relay != nil {
+			if !s.relayHandle(pr, &s.msg) {
+				s.stats.Dropped++
+			}
+			continue
+		}
 		if !s.handle(pr, &s.msg) {
 			s.stats.Dropped++
 		}
@@ -346,12 +352,15 @@ func (s *Session[I]) handleInput(pr *peer, m *wire.Message) bool {
 	if end <= c || start > c+1 {
 		return true // nothing new, or a gap (it resends from our ack)
 	}
-	// The reference: the tick before the first, as we have it.
+	// The reference: the tick before the first, as we have it; zeros from a relay.
 	ref := s.refBuf[:0]
 	for h, q := range s.queues {
 		if pr.handles.Has(h) {
 			ref = append(ref, q.raw[((start-1)%ring)*uint64(s.size):][:s.size]...)
 		}
+	}
+	if s.relay != nil {
+		ref = s.relay.zeroRef
 	}
 	var err error
 	s.unpacked, err = m.UnpackInputs(s.unpacked[:0], ref)
@@ -640,7 +649,7 @@ func (s *Session[I]) sendChecksum(pr *peer, tick, sum uint64) {
 // send sends m to pr, with its header filled in.
 func (s *Session[I]) send(pr *peer, m *wire.Message) {
 	switch m.Kind {
-	case wire.KindSyncRequest, wire.KindSyncReply, wire.KindSpectate:
+	case wire.KindSyncRequest, wire.KindSyncReply, wire.KindSpectate, wire.KindJoin:
 		m.Session = pr.nonce
 	default:
 		m.Session = pr.session

@@ -226,6 +226,7 @@ type Session[I comparable] struct {
 	history          []byte
 	specBuf, specRef []byte
 	spectating       bool
+	relay            *relayLink[I] // a relayed session's relay (relayclient.go); nil peer to peer
 	cookieKey        [16]byte  // the key of the cookies that prove a spectator's address
 	hostErr          error     // a spectator's host lost
 	rnd              io.Reader // the nonces' source
@@ -293,7 +294,11 @@ func NewSession[I comparable](conn net.PacketConn, cfg Config[I]) (*Session[I], 
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
-	if err := checkAddrs(conn, cfg.Players); err != nil {
+	addrs := cfg.Players
+	if cfg.Relay != nil {
+		addrs = []Player{{Local: true}, {Addr: cfg.Relay}}
+	}
+	if err := checkAddrs(conn, addrs); err != nil {
 		return nil, err
 	}
 	s := &Session[I]{cfg: cfg, codec: cfg.Codec, size: cfg.Codec.Size(), delay: cfg.InputDelay, timeScale: 1}
@@ -337,6 +342,9 @@ func NewSession[I comparable](conn net.PacketConn, cfg Config[I]) (*Session[I], 
 			q.confirmed = uint64(s.delay) // the ticks before the delay have the zero input
 			continue
 		}
+		if cfg.Relay != nil {
+			continue // the relay is the one peer (newRelayLink)
+		}
 		for i, pr := range s.peers {
 			if sameAddr(pr.addr, p.Addr) {
 				q.peer = i
@@ -355,6 +363,13 @@ func NewSession[I comparable](conn net.PacketConn, cfg Config[I]) (*Session[I], 
 			s.peers = append(s.peers, pr)
 		}
 	}
+	if cfg.Relay != nil {
+		var b [4]byte
+		if _, err := io.ReadFull(rnd, b[:]); err != nil {
+			return nil, fmt.Errorf("netplay: NewSession: reading a nonce: %w", err)
+		}
+		s.newRelayLink(binary.LittleEndian.Uint32(b[:]) | 1)
+	}
 	n := len(s.players)
 	s.pending = make([]I, n)
 	s.hasPending = make([]bool, n)
@@ -364,6 +379,9 @@ func NewSession[I comparable](conn net.PacketConn, cfg Config[I]) (*Session[I], 
 	}
 	s.slots = s.depth + 2
 	ticksACall := s.depth + 2 // a rollback's and the new tick
+	if cfg.Relay != nil {
+		ticksACall = s.depth + 1 + relayCatchUp // a rollback's and the ticks of a catch-up
+	}
 	if cfg.SparseSaving {
 		s.slots = sparseSlots
 		ticksACall = s.depth + s.window + 3 // from the saved state, which may lag the final tick by the window
@@ -395,11 +413,11 @@ func NewSession[I comparable](conn net.PacketConn, cfg Config[I]) (*Session[I], 
 		}
 		s.rec = rec
 	}
-	addrs := make([]net.Addr, len(s.peers))
+	peerAddrs := make([]net.Addr, len(s.peers))
 	for i, pr := range s.peers {
-		addrs[i] = pr.addr
+		peerAddrs[i] = pr.addr
 	}
-	s.tr = newTransport(conn, addrs)
+	s.tr = newTransport(conn, peerAddrs)
 	return s, nil
 }
 
@@ -411,9 +429,18 @@ func (cfg *Config[I]) check() error {
 	if n < 2 || n > MaxPlayers {
 		return bad("Players", n, fmt.Sprintf("a session has 2 to %d players", MaxPlayers))
 	}
+	if cfg.Relay != nil {
+		if err := cfg.checkRelay(bad); err != nil {
+			return err
+		}
+	}
 	locals := 0
 	for h, p := range cfg.Players {
 		switch {
+		case cfg.Relay != nil:
+			if p.Local {
+				locals++
+			}
 		case p.Local && p.Addr != nil:
 			return bad(fmt.Sprintf("Players[%d].Addr", h), p.Addr, "a local player has no address")
 		case !p.Local && p.Addr == nil:
@@ -534,6 +561,9 @@ func (s *Session[I]) PeerStats(handle int) PeerStats {
 	st := pr.stats
 	st.Ping = pr.rtt
 	st.TicksAhead = pr.advantage()
+	if s.relay != nil {
+		st.TicksAhead = s.relay.ahead // past its aim on the relay's clock
+	}
 	st.Confirmed = q.confirmed
 	st.Interrupted = pr.interrupted
 	if q.gone {
@@ -619,6 +649,10 @@ func (s *Session[I]) poll(now time.Duration) {
 		s.final = f
 	}
 	s.handleFinal()
+	if s.relay != nil {
+		s.relayTimers()
+		return
+	}
 	s.timers()
 	if len(s.spectators) > 0 {
 		s.spectatorTimers()
@@ -662,32 +696,11 @@ func (s *Session[I]) Advance(now time.Duration) ([]Request[I], error) {
 	if s.spectating {
 		return s.advanceSpectator()
 	}
-	next := s.tick + 1
-	// The local inputs for the tick the delay puts them at, once.
-	if at, last := next+uint64(s.delay), s.localConfirmed(); at > last {
-		for h, q := range s.queues {
-			if !q.local {
-				continue
-			}
-			// A delay made longer (SetInputDelay) leaves ticks between: the last input
-			// repeated.
-			for t := last + 1; t < at; t++ {
-				copy(q.raw[(t%ring)*uint64(s.size):][:s.size], q.raw[((t-1)%ring)*uint64(s.size):][:s.size])
-				q.in[t%ring] = q.in[(t-1)%ring]
-				s.sentAt[t%ring] = s.now
-			}
-			in := q.in[(at-1)%ring]
-			if s.hasPending[h] {
-				in = s.pending[h]
-			}
-			raw := q.raw[(at%ring)*uint64(s.size):][:s.size]
-			s.codec.Put(raw, in)
-			q.in[at%ring] = s.codec.Get(raw) // what the peers will decode
-			q.confirmed = at
-			s.sentAt[at%ring] = s.now
-			s.hasPending[h] = false
-		}
+	if s.relay != nil {
+		return s.advanceRelay()
 	}
+	next := s.tick + 1
+	s.addLocalInputs(next + uint64(s.delay))
 	s.sendInputs()
 	s.timeSync()
 	if next > s.limit()+uint64(s.window) {
@@ -726,6 +739,35 @@ func (s *Session[I]) Advance(now time.Duration) ([]Request[I], error) {
 	return s.reqs, nil
 }
 
+// addLocalInputs schedules the local players' inputs added since the last call at tick at,
+// once: a tick already scheduled is left as it was.
+func (s *Session[I]) addLocalInputs(at uint64) {
+	if last := s.localConfirmed(); at > last {
+		for h, q := range s.queues {
+			if !q.local {
+				continue
+			}
+			// A delay made longer (SetInputDelay) leaves ticks between: the last input
+			// repeated.
+			for t := last + 1; t < at; t++ {
+				copy(q.raw[(t%ring)*uint64(s.size):][:s.size], q.raw[((t-1)%ring)*uint64(s.size):][:s.size])
+				q.in[t%ring] = q.in[(t-1)%ring]
+				s.sentAt[t%ring] = s.now
+			}
+			in := q.in[(at-1)%ring]
+			if s.hasPending[h] {
+				in = s.pending[h]
+			}
+			raw := q.raw[(at%ring)*uint64(s.size):][:s.size]
+			s.codec.Put(raw, in)
+			q.in[at%ring] = s.codec.Get(raw) // what the peers will decode
+			q.confirmed = at
+			s.sentAt[at%ring] = s.now
+			s.hasPending[h] = false
+		}
+	}
+}
+
 // localConfirmed returns the last tick for which local input was added.
 func (s *Session[I]) localConfirmed() uint64 {
 	for _, q := range s.queues {
@@ -743,8 +785,8 @@ func (s *Session[I]) firstWrong() uint64 {
 	first := uint64(math.MaxUint64)
 	low := s.tick - min(s.tick, uint64(s.depth)+1)
 	for _, q := range s.queues {
-		if q.local {
-			continue
+		if q.local && s.relay == nil {
+			continue // our own inputs are what they were, but through a relay
 		}
 		for t := max(low, 1); t <= s.tick && t < first; t++ {
 			if used, now := q.used[t%ring], s.input(q, t); used.Input != now.Input || (used.Status == Disconnected) != (now.Status == Disconnected) {
@@ -762,6 +804,8 @@ func (s *Session[I]) input(q *player[I], t uint64) PlayerInput[I] {
 	switch {
 	case q.gone && t > q.goneAfter:
 		return PlayerInput[I]{Input: s.zero, Status: Disconnected}
+	case q.local && s.relay != nil && t <= s.relay.confirmed:
+		return PlayerInput[I]{Input: s.relay.own[t%ring], Status: Confirmed} // as the relay decided
 	case t <= q.confirmed:
 		return PlayerInput[I]{Input: q.in[t%ring], Status: Confirmed}
 	case s.cfg.Predict != nil:
@@ -814,7 +858,11 @@ func (s *Session[I]) handleFinal() {
 		if s.rec != nil && s.recErr == nil {
 			for h, q := range s.queues {
 				in := s.input(q, t)
-				s.recErr = s.rec.input(t, h, in.Status, q.raw[(t%ring)*uint64(s.size):][:s.size])
+				raw := q.raw
+				if q.local && s.relay != nil {
+					raw = s.relay.ownRaw // as the relay decided
+				}
+				s.recErr = s.rec.input(t, h, in.Status, raw[(t%ring)*uint64(s.size):][:s.size])
 			}
 			if s.recErr == nil {
 				s.recErr = s.rec.tick(t, sum)
@@ -828,6 +876,9 @@ func (s *Session[I]) handleFinal() {
 			}
 			for _, pr := range s.spectators {
 				s.sendChecksum(pr, t, sum)
+			}
+			if s.relay != nil {
+				s.relayCompare()
 			}
 		}
 	}

@@ -48,7 +48,12 @@ func NewSpectator[I comparable](conn net.PacketConn, host net.Addr, players int,
 	if len(cfg.Players) != 0 {
 		return nil, fmt.Errorf("netplay: NewSpectator: Config.Players = %d players: a spectator's must be empty (the host's are the players)", len(cfg.Players))
 	}
-	if host == nil {
+	if cfg.Relay != nil {
+		if host != nil && !sameAddr(host, cfg.Relay) {
+			return nil, fmt.Errorf("netplay: NewSpectator: host %v and Config.Relay %v: a relayed match's spectator names the relay only (host nil, or the relay)", host, cfg.Relay)
+		}
+		host = nil
+	} else if host == nil {
 		return nil, errors.New("netplay: NewSpectator: host is nil")
 	}
 	if players < 2 || players > MaxPlayers {

@@ -1,0 +1,599 @@
+package relay
+
+import (
+	"fmt"
+	"net"
+	"net/netip"
+	"sync"
+	"time"
+
+	"github.com/gameloop-go/gameloop"
+	"github.com/gameloop-go/gameloop/netplay/internal/authority"
+	"github.com/gameloop-go/gameloop/netplay/internal/wire"
+)
+
+// Relay pace.
+const (
+	// keepAlive is the longest the relay goes without sending a member anything.
+	keepAlive = 200 * time.Millisecond
+	// byeCopies is how many copies of a goodbye or a drop notice go at once.
+	byeCopies = 3
+)
+
+// Why a match ended, or a player was dropped.
+const (
+	reasonOwner    = "owner"
+	reasonShutdown = "shutdown"
+	reasonEmpty    = "empty"
+)
+
+// member is a player or spectator of a match, at one address.
+type member struct {
+	match   *match
+	key     addrKey
+	addr    net.Addr
+	slot    int // the player's slot, or wire.SpectatorSlot
+	nonce   uint32
+	session uint32
+	seq     uint16
+	bucket  bucket // the reader's: packets it may send
+
+	// Guarded by the match's mutex.
+	acked    uint64 // the last tick it has, as it acknowledged
+	heard    time.Duration
+	lastSent time.Duration
+	dropped  bool // a player dropped: told so when it speaks
+	toldAt   time.Duration
+}
+
+// match is one relayed match: its authority, members and pool match.
+type match struct {
+	r    *Relay
+	name string
+	cfg  MatchConfig
+	pm   *gameloop.Match
+
+	mu         sync.Mutex
+	auth       *authority.Match
+	players    []*member // by slot; nil until joined
+	joined     int
+	spectators []*member
+	ended      bool
+	size       int // one tick of every player's input
+	zeroRef    []byte
+	tickBuf    []byte
+	raw        []byte // the ticks one packet carries
+	out        wire.Message
+	gone       wire.HandleSet // the slots whose drop has been handled
+}
+
+// newMatch returns a match of cfg, checked.
+func newMatch(r *Relay, name string, cfg MatchConfig) (*match, error) {
+	switch {
+	case cfg.Players < 1 || cfg.Players > wire.MaxPlayers:
+		return nil, fmt.Errorf("relay: MatchConfig.Players = %d: want 1 to %d", cfg.Players, wire.MaxPlayers)
+	case cfg.InputSize < 1 || cfg.InputSize > 32:
+		return nil, fmt.Errorf("relay: MatchConfig.InputSize = %d: want 1 to 32", cfg.InputSize)
+	case cfg.SpectatorDelay < 0:
+		return nil, fmt.Errorf("relay: MatchConfig.SpectatorDelay = %d: negative", cfg.SpectatorDelay)
+	}
+	auth, err := authority.New(authority.Config{Slots: cfg.Players, InputSize: cfg.InputSize, TickRate: cfg.TickRate,
+		Window: cfg.Window, Timeout: cfg.Timeout, History: cfg.History})
+	if err != nil {
+		return nil, fmt.Errorf("relay: MatchConfig: %w", err)
+	}
+	cfg.Window, cfg.Timeout, cfg.History = auth.Config().Window, auth.Config().Timeout, auth.Config().History
+	if cfg.SpectatorDelay >= cfg.History {
+		return nil, fmt.Errorf("relay: MatchConfig.SpectatorDelay = %d: want less than History, %d", cfg.SpectatorDelay, cfg.History)
+	}
+	size := cfg.Players * cfg.InputSize
+	return &match{r: r, name: name, cfg: cfg, auth: auth, players: make([]*member, cfg.Players), size: size,
+		zeroRef: make([]byte, size), tickBuf: make([]byte, size), raw: make([]byte, 0, wire.MaxTicksPerInput*size)}, nil
+}
+
+// Update runs the match's tick on the pool.
+func (mt *match) Update(*gameloop.Update) error {
+	mt.update(mt.r.now(), mt.pm.Due())
+	return nil
+}
+
+// Input takes nothing: players' packets reach the match from the relay's reader.
+func (mt *match) Input(*gameloop.Input) error { return nil }
+
+// admit takes a player or spectator joining at k, or says why not (a wire.Refused reason).
+func (mt *match) admit(now time.Duration, k addrKey, addr net.Addr, slot int, nonce uint32, players, size, rate int, tokens bool) uint8 {
+	mt.mu.Lock()
+	defer mt.mu.Unlock()
+	r := mt.r
+	switch {
+	case mt.ended:
+		return wire.RefusedEnded
+	case players != mt.cfg.Players || size != mt.cfg.InputSize || rate != mt.cfg.TickRate:
+		return wire.RefusedShape
+	}
+	if slot == wire.SpectatorSlot {
+		for _, sp := range mt.spectators {
+			if sp.key == k {
+				mt.welcome(sp)
+				return 0
+			}
+		}
+		if len(mt.spectators) >= r.opts.MaxSpectators {
+			return wire.RefusedFull
+		}
+		if mt.auth.Oldest() > 1 {
+			return wire.RefusedLate // the start is no longer kept
+		}
+		sp := mt.newMember(now, k, addr, slot, nonce)
+		mt.spectators = append(mt.spectators, sp)
+		r.m.spectatorsJoined.Add(1)
+		mt.welcome(sp)
+		return 0
+	}
+	if slot == wire.AnySlot {
+		slot = -1
+		for s, p := range mt.players {
+			if p != nil && p.key == k {
+				slot = s // a join whose welcome was lost
+				break
+			}
+		}
+		for s, p := range mt.players {
+			if slot < 0 && p == nil {
+				slot = s
+			}
+		}
+		if slot < 0 {
+			return wire.RefusedFull
+		}
+	}
+	if slot >= mt.cfg.Players {
+		return wire.RefusedSlot
+	}
+	if mt.auth.Dropped().Has(slot) {
+		return wire.RefusedLate
+	}
+	if p := mt.players[slot]; p != nil {
+		switch {
+		case p.key == k:
+			mt.welcome(p) // its welcome was lost
+			return 0
+		case !tokens:
+			return wire.RefusedSlot
+		}
+		// The token's holder, at a new address: it takes the slot over (a phone that
+		// changed networks, a game restarted), and is sent the match from its start.
+		r.mu.Lock()
+		if r.addrs[p.key] == p {
+			delete(r.addrs, p.key)
+		}
+		r.mu.Unlock()
+		r.m.rejoins.Add(1)
+		mt.auth.Heard(now, slot)
+		np := mt.newMember(now, k, addr, slot, nonce)
+		mt.players[slot] = np
+		mt.welcome(np)
+		return 0
+	}
+	if mt.auth.Started() {
+		return wire.RefusedLate
+	}
+	p := mt.newMember(now, k, addr, slot, nonce)
+	mt.players[slot] = p
+	mt.joined++
+	r.m.playersJoined.Add(1)
+	mt.welcome(p)
+	return 0
+}
+
+// newMember returns a member at k, registered with the relay's addresses.
+func (mt *match) newMember(now time.Duration, k addrKey, addr net.Addr, slot int, nonce uint32) *member {
+	r := mt.r
+	mb := &member{match: mt, key: k, addr: addr, slot: slot, nonce: nonce, heard: now,
+		bucket: bucketFull(r.opts.PacketRate, now)}
+	for mb.session == 0 {
+		mb.session = uint32(r.rng.Uint64())
+	}
+	r.mu.Lock()
+	if old := r.addrs[k]; old != nil && old != mb {
+		old.match.forgetMember(old)
+	}
+	r.addrs[k] = mb
+	r.mu.Unlock()
+	return mb
+}
+
+// forgetMember removes mb, whose address another match's member took, from its match. Called
+// with the relay's mutex held: it takes the match's only if free, and otherwise leaves the
+// member to time out.
+func (mt *match) forgetMember(mb *member) {
+	if !mt.mu.TryLock() {
+		return
+	}
+	defer mt.mu.Unlock()
+	for i, sp := range mt.spectators {
+		if sp == mb {
+			mt.spectators = append(mt.spectators[:i], mt.spectators[i+1:]...)
+			return
+		}
+	}
+}
+
+// welcome answers mb's join.
+func (mt *match) welcome(mb *member) {
+	m := &mt.out
+	*m = wire.Message{}
+	m.Kind, m.Nonce, m.Slot, m.Players, m.Tick = wire.KindWelcome, mb.nonce, mb.slot, mt.cfg.Players, int64(mt.auth.Confirmed())
+	mt.r.sendTo(m, mb.addr, mb.key.ap, mb)
+}
+
+// receive handles a message from member mb, which arrived at now.
+func (mt *match) receive(now time.Duration, mb *member, m *wire.Message) {
+	r := mt.r
+	if m.Session != mb.session {
+		r.m.refuse(refusedSession)
+		return
+	}
+	mt.mu.Lock()
+	defer mt.mu.Unlock()
+	if mt.ended {
+		return
+	}
+	mb.heard = now
+	spectator := mb.slot == wire.SpectatorSlot
+	if !spectator {
+		if mb.dropped || mt.players[mb.slot] != mb {
+			mt.tellDropped(now, mb)
+			return
+		}
+		mt.auth.Heard(now, mb.slot)
+	}
+	switch m.Kind {
+	case wire.KindInput:
+		if m.AckTick > 0 {
+			mb.acked = max(mb.acked, min(uint64(m.AckTick), mt.auth.Confirmed()))
+		}
+		if m.Count == 0 {
+			return
+		}
+		if spectator {
+			r.m.refuse(refusedSpectatorInput)
+			return
+		}
+		if m.Handles != 1<<mb.slot || m.InputSize != mt.cfg.InputSize || m.StartTick == 0 {
+			r.m.refuse(refusedOtherSlot)
+			return
+		}
+		raw, err := m.UnpackInputs(mt.raw[:0], mt.zeroRef[:mt.cfg.InputSize])
+		if err != nil {
+			r.m.refuse(refusedMalformed)
+			return
+		}
+		for i := range m.Count {
+			t := uint64(m.StartTick) + uint64(i)
+			v, _ := mt.auth.Input(now, mb.slot, t, raw[i*mt.cfg.InputSize:][:mt.cfg.InputSize])
+			if v == authority.Late {
+				r.m.late.Add(1)
+			}
+		}
+	case wire.KindQualityReport:
+		mt.out = wire.Message{}
+		mt.out.Kind, mt.out.PingSent = wire.KindQualityReply, m.PingSent
+		mt.sendLocked(&mt.out, mb)
+	case wire.KindChecksumReport:
+		if spectator {
+			return
+		}
+		mt.out = wire.Message{}
+		mt.out.Kind, mt.out.Slot, mt.out.Tick, mt.out.Sum = wire.KindPlayerSum, mb.slot, m.Tick, m.Sum
+		for _, p := range mt.players {
+			if p != nil && p != mb && !p.dropped {
+				mt.sendLocked(&mt.out, p)
+			}
+		}
+		for _, sp := range mt.spectators {
+			mt.sendLocked(&mt.out, sp)
+		}
+	case wire.KindBye:
+		if spectator {
+			mt.removeSpectator(mb)
+			return
+		}
+		if err := mt.auth.Drop(mb.slot); err == nil {
+			r.m.drop(dropLeft)
+		}
+		mb.dropped = true
+		mt.gone |= 1 << mb.slot
+		r.forget(mt, []addrKey{mb.key})
+	case wire.KindKeepAlive, wire.KindQualityReply, wire.KindInputAck:
+	default:
+		r.m.refuse(refusedKind)
+	}
+}
+
+// tellDropped tells a dropped player so, at most once a keep-alive interval.
+func (mt *match) tellDropped(now time.Duration, mb *member) {
+	if mb.toldAt != 0 && now-mb.toldAt < keepAlive {
+		return
+	}
+	mb.toldAt = max(now, 1)
+	cut, _ := mt.auth.Cutoff(mb.slot)
+	mt.out = wire.Message{}
+	mt.out.Kind, mt.out.Cutoff = wire.KindDropped, int64(cut)
+	mt.sendLocked(&mt.out, mb)
+}
+
+// removeSpectator removes spectator sp.
+func (mt *match) removeSpectator(sp *member) {
+	for i, p := range mt.spectators {
+		if p == sp {
+			mt.spectators = append(mt.spectators[:i], mt.spectators[i+1:]...)
+			mt.r.forget(mt, []addrKey{sp.key})
+			return
+		}
+	}
+}
+
+// update runs the match as of now, due being when the update was due: it starts the match once
+// every player is there, confirms the ticks due, drops the players unheard, and sends every
+// member what it has not acknowledged.
+func (mt *match) update(now, due time.Duration) {
+	mt.mu.Lock()
+	defer mt.mu.Unlock()
+	if mt.ended {
+		return
+	}
+	r := mt.r
+	s := r.sender()
+	defer r.release(s)
+	if !mt.auth.Started() {
+		if mt.joined < mt.cfg.Players {
+			for _, p := range mt.players {
+				if p != nil && now-p.lastSent >= keepAlive {
+					mt.out = wire.Message{}
+					mt.out.Kind = wire.KindKeepAlive
+					mt.queue(s, &mt.out, p, now)
+				}
+			}
+			return
+		}
+		if err := mt.auth.Start(due); err != nil {
+			panic(err) // not started, checked above
+		}
+		r.m.lateness.observe(now - due)
+		for _, p := range mt.players {
+			mt.sendTicks(s, p, now)
+		}
+		return
+	}
+	r.m.lateness.observe(now - due)
+	before := mt.auth.Stats()
+	n := mt.auth.Advance(now)
+	after := mt.auth.Stats()
+	r.m.replaced.Add(after.Replaced - before.Replaced)
+	r.m.ticks.Add(uint64(n))
+	if after.TimedOut > before.TimedOut {
+		r.m.dropN(dropTimeout, after.TimedOut-before.TimedOut)
+	}
+	if dropped := mt.auth.Dropped(); dropped != mt.gone {
+		for slot, p := range mt.players {
+			if dropped.Has(slot) && !mt.gone.Has(slot) && p != nil {
+				p.dropped = true
+				cut, _ := mt.auth.Cutoff(slot)
+				for range byeCopies {
+					mt.out = wire.Message{}
+					mt.out.Kind, mt.out.Cutoff, mt.out.DropFlags = wire.KindDropped, int64(cut), wire.DroppedSilent
+					mt.queue(s, &mt.out, p, now)
+				}
+			}
+		}
+		mt.gone = dropped
+	}
+	for _, p := range mt.players {
+		if p != nil && !p.dropped && (n > 0 || now-p.lastSent >= keepAlive) {
+			mt.sendTicks(s, p, now)
+		}
+	}
+	for i := 0; i < len(mt.spectators); i++ {
+		sp := mt.spectators[i]
+		if now-sp.heard > mt.cfg.Timeout {
+			mt.removeSpectator(sp)
+			r.m.drop(dropSpectator)
+			i--
+			continue
+		}
+		if n > 0 || now-sp.lastSent >= keepAlive {
+			mt.sendTicks(s, sp, now)
+		}
+	}
+	if mt.auth.Dropped().Len() == mt.cfg.Players {
+		mt.endLocked(s, reasonEmpty)
+	}
+}
+
+// sendTicks queues for mb the confirmed ticks it has not acknowledged, as many as a packet
+// holds, with every player's status and, for a player, how far the relay has its inputs.
+func (mt *match) sendTicks(s *sender, mb *member, now time.Duration) {
+	if mb == nil {
+		return
+	}
+	m := &mt.out
+	*m = wire.Message{}
+	m.Kind = wire.KindInput
+	n := mt.cfg.Players
+	m.Handles = wire.HandleSet(1<<n - 1)
+	m.InputSize = mt.cfg.InputSize
+	m.Players = n
+	confirmed := mt.auth.Confirmed()
+	dropped := mt.auth.Dropped()
+	for h := range n {
+		if cut, ok := mt.auth.Cutoff(h); ok {
+			m.Status[h] = wire.PlayerStatus{Disconnected: true, LastTick: int64(cut)}
+		} else {
+			m.Status[h] = wire.PlayerStatus{LastTick: int64(confirmed)}
+		}
+	}
+	_ = dropped
+	m.AckTick = wire.NoTick
+	last := confirmed
+	if mb.slot == wire.SpectatorSlot {
+		last -= min(last, uint64(mt.cfg.SpectatorDelay))
+	} else if have := mt.auth.Have(mb.slot); have > 0 {
+		m.AckTick = int64(have)
+	}
+	start := mb.acked + 1
+	m.StartTick = int64(start)
+	if last >= start {
+		if start < mt.auth.Oldest() {
+			mt.tooFarBehind(s, mb, now)
+			return
+		}
+		ticks := min(last-start+1, wire.MaxTicksPerInput)
+		raw := mt.raw[:0]
+		for t := start; t < start+ticks; t++ {
+			mt.auth.Tick(t, mt.tickBuf)
+			raw = append(raw, mt.tickBuf...)
+		}
+		if _, err := m.PackInputs(mt.zeroRef, raw); err != nil {
+			mt.r.m.sendErrors.Add(1)
+			return
+		}
+	}
+	mt.queue(s, m, mb, now)
+}
+
+// tooFarBehind drops mb, which needs ticks the match no longer keeps.
+func (mt *match) tooFarBehind(s *sender, mb *member, now time.Duration) {
+	mt.out = wire.Message{}
+	mt.out.Kind, mt.out.Cutoff, mt.out.DropFlags = wire.KindDropped, wire.NoTick, wire.DroppedLate
+	mt.queue(s, &mt.out, mb, now)
+	if mb.slot == wire.SpectatorSlot {
+		mt.removeSpectator(mb)
+		mt.r.m.drop(dropSpectator)
+		return
+	}
+	if err := mt.auth.Drop(mb.slot); err == nil {
+		mt.r.m.drop(dropBehind)
+	}
+	mb.dropped = true
+}
+
+// queue queues m for mb in s, with mb's session and sequence number.
+func (mt *match) queue(s *sender, m *wire.Message, mb *member, now time.Duration) {
+	m.Session = mb.session
+	mb.seq++
+	m.Seq = mb.seq
+	mb.lastSent = now
+	s.add(m, mb.addr, mb.key.ap)
+}
+
+// sendLocked sends m to mb at once, from the reader.
+func (mt *match) sendLocked(m *wire.Message, mb *member) {
+	mt.r.sendTo(m, mb.addr, mb.key.ap, mb)
+}
+
+// drop drops player slot at the owner's word.
+func (mt *match) drop(slot int) error {
+	mt.mu.Lock()
+	defer mt.mu.Unlock()
+	if slot < 0 || slot >= mt.cfg.Players {
+		return fmt.Errorf("relay: Drop: slot %d of a match of %d players", slot, mt.cfg.Players)
+	}
+	if !mt.auth.Dropped().Has(slot) {
+		if err := mt.auth.Drop(slot); err != nil {
+			return err
+		}
+		mt.r.m.drop(dropOwner)
+	}
+	return nil
+}
+
+// end ends the match: every member is told, its addresses freed, its pool match stopped.
+func (mt *match) end(why string) {
+	mt.mu.Lock()
+	defer mt.mu.Unlock()
+	if mt.ended {
+		return
+	}
+	s := mt.r.sender()
+	defer mt.r.release(s)
+	mt.endLocked(s, why)
+}
+
+func (mt *match) endLocked(s *sender, why string) {
+	mt.ended = true
+	now := mt.r.now()
+	var keys []addrKey
+	for _, mb := range append(mt.players[:len(mt.players):len(mt.players)], mt.spectators...) {
+		if mb == nil {
+			continue
+		}
+		keys = append(keys, mb.key)
+		for range byeCopies {
+			mt.out = wire.Message{}
+			mt.out.Kind = wire.KindBye
+			mt.queue(s, &mt.out, mb, now)
+		}
+	}
+	mt.r.forget(mt, keys)
+	mt.r.m.matchesEnded.Add(1)
+	if mt.pm != nil {
+		mt.pm.Stop()
+	}
+	_ = why
+}
+
+// stats returns what the match has done.
+func (mt *match) stats() MatchStats {
+	mt.mu.Lock()
+	defer mt.mu.Unlock()
+	st := mt.auth.Stats()
+	return MatchStats{Started: mt.auth.Started(), Confirmed: st.Confirmed, Joined: mt.joined,
+		Dropped: mt.auth.Dropped().Len(), Spectators: len(mt.spectators), Replaced: st.Replaced, Late: st.Late}
+}
+
+// sender collects a match update's packets and sends them together: with one sendmmsg over a
+// netplay.UDPConn on Linux.
+type sender struct {
+	r   *Relay
+	buf []byte
+	pkt [][]byte
+	to  []net.Addr
+	ap  []netip.AddrPort
+}
+
+func (r *Relay) newSender() *sender { return &sender{r: r, buf: make([]byte, 0, 16*wire.MaxPacket)} }
+
+// sender returns a sender for one update.
+func (r *Relay) sender() *sender { return r.batches.Get().(*sender) }
+
+// release sends what s holds and returns it.
+func (r *Relay) release(s *sender) {
+	s.flush()
+	r.batches.Put(s)
+}
+
+// add encodes m for addr and sends it with the rest.
+func (s *sender) add(m *wire.Message, addr net.Addr, ap netip.AddrPort) {
+	if len(s.buf)+wire.MaxPacket > cap(s.buf) {
+		s.flush()
+	}
+	start := len(s.buf)
+	b, err := wire.Append(s.buf, m)
+	if err != nil {
+		s.r.m.sendErrors.Add(1)
+		return
+	}
+	s.buf = b
+	s.pkt = append(s.pkt, b[start:])
+	s.to = append(s.to, addr)
+	s.ap = append(s.ap, ap)
+}
+
+// flush sends the packets held.
+func (s *sender) flush() {
+	for i, p := range s.pkt {
+		s.r.write(p, s.to[i], s.ap[i])
+	}
+	s.buf, s.pkt, s.to, s.ap = s.buf[:0], s.pkt[:0], s.to[:0], s.ap[:0]
+}

@@ -1,0 +1,188 @@
+package relay
+
+import (
+	"fmt"
+	"io"
+	"sync/atomic"
+	"time"
+
+	"github.com/gameloop-go/gameloop/netplay/internal/wire"
+)
+
+// Refusal reasons past the wire's (a join refused is counted under its wire.Refused reason).
+const (
+	refusedRate           = 9 + iota // over the packet rate
+	refusedMalformed                 // not a packet of the protocol
+	refusedStranger                  // not a join, from an address not admitted
+	refusedSession                   // another session's packet
+	refusedSpectatorInput            // a spectator sending inputs
+	refusedOtherSlot                 // inputs for another slot, or of the wrong size
+	refusedKind                      // a kind a member does not send
+	refusedEnd
+)
+
+var refusedNames = [refusedEnd]string{"", "token", "expired", "no_match", "slot", "shape", "full", "late", "ended",
+	"rate", "malformed", "stranger", "session", "spectator_input", "other_slot", "kind"}
+
+// Why players are dropped.
+const (
+	dropTimeout   = iota // unheard for the match's timeout
+	dropLeft             // said goodbye
+	dropOwner            // dropped through the API
+	dropBehind           // fell behind the ticks kept
+	dropSpectator        // a spectator unheard, or fallen behind
+	dropEnd
+)
+
+var dropNames = [dropEnd]string{"timeout", "left", "owner", "behind", "spectator"}
+
+// latencyBuckets are the upper bounds of the tick lateness histogram.
+var latencyBuckets = [...]time.Duration{100 * time.Microsecond, 250 * time.Microsecond, 500 * time.Microsecond,
+	time.Millisecond, 2 * time.Millisecond, 5 * time.Millisecond, 10 * time.Millisecond, 25 * time.Millisecond}
+
+// metrics are a relay's counters, updated from any goroutine.
+type metrics struct {
+	packetsIn, packetsOut, bytesIn, bytesOut atomic.Uint64
+	readErrors, sendErrors                   atomic.Uint64
+	cookies                                  atomic.Uint64
+	matchesStarted, matchesEnded             atomic.Uint64
+	playersJoined, spectatorsJoined, rejoins atomic.Uint64
+	ticks, replaced, late                    atomic.Uint64
+	refused                                  [refusedEnd]atomic.Uint64
+	drops                                    [dropEnd]atomic.Uint64
+	lateness                                 histogram
+}
+
+func (m *metrics) refuse(reason int) {
+	if reason > 0 && reason < refusedEnd {
+		m.refused[reason].Add(1)
+	}
+}
+
+func (m *metrics) drop(why int)            { m.drops[why].Add(1) }
+func (m *metrics) dropN(why int, n uint64) { m.drops[why].Add(n) }
+
+// histogram counts durations in latencyBuckets, and their sum.
+type histogram struct {
+	counts [len(latencyBuckets) + 1]atomic.Uint64
+	sum    atomic.Int64
+}
+
+func (h *histogram) observe(d time.Duration) {
+	d = max(d, 0)
+	i := 0
+	for i < len(latencyBuckets) && d > latencyBuckets[i] {
+		i++
+	}
+	h.counts[i].Add(1)
+	h.sum.Add(int64(d))
+}
+
+// Metrics is a snapshot of what a relay has done.
+type Metrics struct {
+	// Matches, Players and Spectators are running now (players joined and not dropped).
+	Matches, Players, Spectators int
+	// PacketsIn, PacketsOut, BytesIn and BytesOut count all traffic (payload only).
+	PacketsIn, PacketsOut, BytesIn, BytesOut uint64
+	// Ticks counts the ticks confirmed, Replaced the inputs that did not arrive in time (a
+	// player and a tick each: its last input repeated), Late those that came after.
+	Ticks, Replaced, Late uint64
+	// Refused counts what the relay refused, by reason: "token", "expired", "no_match",
+	// "slot", "shape", "full", "late", "ended" (joins), "rate" (over the packet rate),
+	// "malformed", "stranger" (not a join, from an address not admitted), "session" (of
+	// another session), "spectator_input", "other_slot" (inputs for another player's slot)
+	// and "kind".
+	Refused map[string]uint64
+	// Dropped counts the players dropped, by reason: "timeout", "left", "owner", "behind"
+	// (fallen behind the ticks kept), and spectators dropped ("spectator").
+	Dropped map[string]uint64
+	// Cookies counts the cookies sent to unproven addresses.
+	Cookies uint64
+}
+
+// Metrics returns a snapshot of the relay's counters.
+func (r *Relay) Metrics() Metrics {
+	mt := Metrics{Refused: map[string]uint64{}, Dropped: map[string]uint64{}}
+	r.mu.Lock()
+	all := make([]*match, 0, len(r.matches))
+	for _, m := range r.matches {
+		all = append(all, m)
+	}
+	r.mu.Unlock()
+	for _, m := range all {
+		st := m.stats()
+		mt.Matches++
+		mt.Players += st.Joined - st.Dropped
+		mt.Spectators += st.Spectators
+	}
+	m := &r.m
+	mt.PacketsIn, mt.PacketsOut = m.packetsIn.Load(), m.packetsOut.Load()
+	mt.BytesIn, mt.BytesOut = m.bytesIn.Load(), m.bytesOut.Load()
+	mt.Ticks, mt.Replaced, mt.Late = m.ticks.Load(), m.replaced.Load(), m.late.Load()
+	mt.Cookies = m.cookies.Load()
+	for i := 1; i < refusedEnd; i++ {
+		mt.Refused[refusedNames[i]] = m.refused[i].Load()
+	}
+	for i := range dropEnd {
+		mt.Dropped[dropNames[i]] = m.drops[i].Load()
+	}
+	return mt
+}
+
+// WriteMetrics writes the relay's metrics to w in Prometheus' text format, every name prefixed
+// relay_: relay_matches, relay_players, relay_spectators (now), relay_packets_in_total and
+// _out_total, relay_bytes_in_total and _out_total, relay_ticks_total,
+// relay_inputs_replaced_total, relay_inputs_late_total, relay_refused_total{reason},
+// relay_dropped_total{reason}, relay_cookies_total, relay_matches_started_total,
+// relay_matches_ended_total, relay_send_errors_total and relay_tick_lateness_seconds (a
+// histogram of how late each match update began).
+func (r *Relay) WriteMetrics(w io.Writer) error {
+	s := r.Metrics()
+	m := &r.m
+	var err error
+	p := func(format string, args ...any) {
+		if err == nil {
+			_, err = fmt.Fprintf(w, format, args...)
+		}
+	}
+	gauge := func(name, help string, v int) {
+		p("# HELP relay_%s %s\n# TYPE relay_%s gauge\nrelay_%s %d\n", name, help, name, name, v)
+	}
+	counter := func(name, help string, v uint64) {
+		p("# HELP relay_%s %s\n# TYPE relay_%s counter\nrelay_%s %d\n", name, help, name, name, v)
+	}
+	gauge("matches", "Matches running.", s.Matches)
+	gauge("players", "Players in the matches running, not dropped.", s.Players)
+	gauge("spectators", "Spectators of the matches running.", s.Spectators)
+	counter("packets_in_total", "Packets received.", s.PacketsIn)
+	counter("packets_out_total", "Packets sent.", s.PacketsOut)
+	counter("bytes_in_total", "Bytes received (payload).", s.BytesIn)
+	counter("bytes_out_total", "Bytes sent (payload).", s.BytesOut)
+	counter("ticks_total", "Ticks confirmed.", s.Ticks)
+	counter("inputs_replaced_total", "Inputs that did not arrive by their tick's deadline, replaced by the player's last.", s.Replaced)
+	counter("inputs_late_total", "Inputs that arrived after their tick was confirmed.", s.Late)
+	counter("cookies_total", "Cookies sent to addresses not yet proven.", s.Cookies)
+	counter("matches_started_total", "Matches created.", m.matchesStarted.Load())
+	counter("matches_ended_total", "Matches ended.", m.matchesEnded.Load())
+	counter("send_errors_total", "Packets the socket failed to send.", m.sendErrors.Load())
+	p("# HELP relay_refused_total Packets refused, by reason.\n# TYPE relay_refused_total counter\n")
+	for i := 1; i < refusedEnd; i++ {
+		p("relay_refused_total{reason=%q} %d\n", refusedNames[i], s.Refused[refusedNames[i]])
+	}
+	p("# HELP relay_dropped_total Players (and spectators) dropped, by reason.\n# TYPE relay_dropped_total counter\n")
+	for i := range dropEnd {
+		p("relay_dropped_total{reason=%q} %d\n", dropNames[i], s.Dropped[dropNames[i]])
+	}
+	p("# HELP relay_tick_lateness_seconds How late each match update began.\n# TYPE relay_tick_lateness_seconds histogram\n")
+	var cum uint64
+	for i, b := range latencyBuckets {
+		cum += m.lateness.counts[i].Load()
+		p("relay_tick_lateness_seconds_bucket{le=\"%g\"} %d\n", b.Seconds(), cum)
+	}
+	cum += m.lateness.counts[len(latencyBuckets)].Load()
+	p("relay_tick_lateness_seconds_bucket{le=\"+Inf\"} %d\n", cum)
+	p("relay_tick_lateness_seconds_sum %g\nrelay_tick_lateness_seconds_count %d\n", time.Duration(m.lateness.sum.Load()).Seconds(), cum)
+	return err
+}
+
+var _ = wire.MaxPlayers
