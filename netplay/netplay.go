@@ -10,10 +10,18 @@ import (
 
 // Defaults for the zero fields of a Config.
 const (
-	DefaultTickRate          = 60
-	DefaultPredictionWindow  = 8
-	DefaultDisconnectTimeout = 2 * time.Second
-	DefaultDisconnectNotice  = 500 * time.Millisecond
+	DefaultTickRate         = 60
+	DefaultPredictionWindow = 8
+	// DefaultRelayPredictionWindow is the prediction window of a session through a relay:
+	// a player runs a whole round trip to the relay ahead of the inputs it confirms (its own
+	// go there and come back with the others'), twice as far as a peer runs ahead of another.
+	DefaultRelayPredictionWindow = 16
+	DefaultDisconnectTimeout     = 2 * time.Second
+	DefaultDisconnectNotice      = 500 * time.Millisecond
+	// DefaultRelayTimeout is the DisconnectTimeout of a session through a relay: longer than
+	// the relay's own (3 s by default), so that the relay decides whether a player that went
+	// unheard is dropped, and tells it when it comes back.
+	DefaultRelayTimeout = 5 * time.Second
 	// DefaultDesyncInterval is how many ticks apart peers compare the checksums of confirmed
 	// ticks when Config.DesyncInterval is 0: once a second at 60 Hz.
 	DefaultDesyncInterval = 60
@@ -65,7 +73,7 @@ var (
 // DroppedError is the error Advance returns once this peer learns that the others dropped its
 // players: it never makes final a tick they ran without them. It wraps ErrDropped.
 type DroppedError struct {
-	// By is the first handle of the peer that said so.
+	// By is the first handle of the peer that said so; -1 for a relay.
 	By int
 	// Cutoff is the last tick of this peer's input that peer kept, after which it runs this
 	// peer's players as Disconnected; -1 when it had lost this peer but not yet agreed the
@@ -78,12 +86,18 @@ type DroppedError struct {
 
 func (e *DroppedError) Error() string {
 	msg := fmt.Sprintf("%v: player %d's peer", ErrDropped, e.By)
+	if e.By < 0 {
+		msg = fmt.Sprintf("%v: the relay", ErrDropped)
+	}
 	if e.Cutoff >= 0 {
 		msg += fmt.Sprintf(" dropped this one's players after tick %d", e.Cutoff)
 	} else {
 		msg += " lost this one"
 	}
-	if e.Silent {
+	switch {
+	case e.Silent && e.By < 0:
+		msg += " (it stopped hearing this one)"
+	case e.Silent:
 		msg += " (every peer stopped hearing it)"
 	}
 	return msg
@@ -169,7 +183,9 @@ type Config[I comparable] struct {
 
 	// PredictionWindow is how many ticks a peer may run ahead of the last tick whose inputs it
 	// has all, 1 to MaxPredictionWindow. 0 means DefaultPredictionWindow. It bounds the
-	// rollbacks: a tick costs at most the window's ticks run again. With three peers or more
+	// rollbacks: a tick costs at most the window's ticks run again (through a relay, 0 means
+	// DefaultRelayPredictionWindow, and the window must cover the round trip to the relay
+	// and a tick or two more: see docs/relay.md). With three peers or more
 	// a peer also runs at most twice the window past what the others report having of each
 	// player's input, so that when a peer vanishes, the others can go back to the last tick
 	// of its input they all have (rollbacks then reach twice the window, and Slots is twice
@@ -181,7 +197,8 @@ type Config[I comparable] struct {
 	Lockstep bool
 
 	// DisconnectTimeout is how long a peer may go unheard before its players are
-	// disconnected. 0 means DefaultDisconnectTimeout.
+	// disconnected. 0 means DefaultDisconnectTimeout (DefaultRelayTimeout through a relay,
+	// for the relay itself).
 	DisconnectTimeout time.Duration
 
 	// DisconnectNotice is how long a peer may go unheard before EventInterrupted is raised.

@@ -27,7 +27,7 @@ const (
 	relayCatchUp = 30
 	// relayMargin is how many ticks before its deadline at the relay a player aims its
 	// inputs to arrive: a tick for the relay's own lateness and the network's jitter.
-	relayMargin = 1.0
+	relayMargin = 2.0
 	// relaySkipAhead is how many ticks past its aim a player may run before it skips ticks
 	// rather than only slowing down.
 	relaySkipAhead = 3.0

@@ -307,12 +307,20 @@ func NewSession[I comparable](conn net.PacketConn, cfg Config[I]) (*Session[I], 
 		s.window = 0
 	} else if s.window == 0 {
 		s.window = DefaultPredictionWindow
+		if cfg.Relay != nil {
+			s.window = DefaultRelayPredictionWindow
+		}
 	}
 	if s.cfg.TickRate == 0 {
 		s.cfg.TickRate = DefaultTickRate
 	}
 	if s.cfg.DisconnectTimeout == 0 {
 		s.cfg.DisconnectTimeout = DefaultDisconnectTimeout
+		if cfg.Relay != nil {
+			// Longer than the relay's own timeout: the relay decides who is dropped,
+			// and tells a player that comes back.
+			s.cfg.DisconnectTimeout = DefaultRelayTimeout
+		}
 	}
 	if s.cfg.DisconnectNotice == 0 {
 		s.cfg.DisconnectNotice = min(DefaultDisconnectNotice, s.cfg.DisconnectTimeout/2)

@@ -271,10 +271,9 @@ func (mt *match) receive(now time.Duration, mb *member, m *wire.Message) {
 		}
 		for i := range m.Count {
 			t := uint64(m.StartTick) + uint64(i)
-			v, _ := mt.auth.Input(now, mb.slot, t, raw[i*mt.cfg.InputSize:][:mt.cfg.InputSize])
-			if v == authority.Late {
-				r.m.late.Add(1)
-			}
+			// A copy of an input already there, or one too late (its tick confirmed
+			// with the last input again), changes nothing.
+			mt.auth.Input(now, mb.slot, t, raw[i*mt.cfg.InputSize:][:mt.cfg.InputSize])
 		}
 	case wire.KindQualityReport:
 		mt.out = wire.Message{}
@@ -304,7 +303,7 @@ func (mt *match) receive(now time.Duration, mb *member, m *wire.Message) {
 		}
 		mb.dropped = true
 		mt.gone |= 1 << mb.slot
-		r.forget(mt, []addrKey{mb.key})
+		r.forget(mt, []addrKey{mb.key}, false)
 	case wire.KindKeepAlive, wire.KindQualityReply, wire.KindInputAck:
 	default:
 		r.m.refuse(refusedKind)
@@ -328,7 +327,7 @@ func (mt *match) removeSpectator(sp *member) {
 	for i, p := range mt.spectators {
 		if p == sp {
 			mt.spectators = append(mt.spectators[:i], mt.spectators[i+1:]...)
-			mt.r.forget(mt, []addrKey{sp.key})
+			mt.r.forget(mt, []addrKey{sp.key}, false)
 			return
 		}
 	}
@@ -535,7 +534,7 @@ func (mt *match) endLocked(s *sender, why string) {
 			mt.queue(s, &mt.out, mb, now)
 		}
 	}
-	mt.r.forget(mt, keys)
+	mt.r.forget(mt, keys, true)
 	mt.r.m.matchesEnded.Add(1)
 	if mt.pm != nil {
 		mt.pm.Stop()
@@ -549,7 +548,7 @@ func (mt *match) stats() MatchStats {
 	defer mt.mu.Unlock()
 	st := mt.auth.Stats()
 	return MatchStats{Started: mt.auth.Started(), Confirmed: st.Confirmed, Joined: mt.joined,
-		Dropped: mt.auth.Dropped().Len(), Spectators: len(mt.spectators), Replaced: st.Replaced, Late: st.Late}
+		Dropped: mt.auth.Dropped().Len(), Spectators: len(mt.spectators), Replaced: st.Replaced}
 }
 
 // sender collects a match update's packets and sends them together: with one sendmmsg over a

@@ -47,7 +47,7 @@ type metrics struct {
 	cookies                                  atomic.Uint64
 	matchesStarted, matchesEnded             atomic.Uint64
 	playersJoined, spectatorsJoined, rejoins atomic.Uint64
-	ticks, replaced, late                    atomic.Uint64
+	ticks, replaced                          atomic.Uint64
 	refused                                  [refusedEnd]atomic.Uint64
 	drops                                    [dropEnd]atomic.Uint64
 	lateness                                 histogram
@@ -85,8 +85,8 @@ type Metrics struct {
 	// PacketsIn, PacketsOut, BytesIn and BytesOut count all traffic (payload only).
 	PacketsIn, PacketsOut, BytesIn, BytesOut uint64
 	// Ticks counts the ticks confirmed, Replaced the inputs that did not arrive in time (a
-	// player and a tick each: its last input repeated), Late those that came after.
-	Ticks, Replaced, Late uint64
+	// player and a tick each: its last input repeated).
+	Ticks, Replaced uint64
 	// Refused counts what the relay refused, by reason: "token", "expired", "no_match",
 	// "slot", "shape", "full", "late", "ended" (joins), "rate" (over the packet rate),
 	// "malformed", "stranger" (not a join, from an address not admitted), "session" (of
@@ -118,7 +118,7 @@ func (r *Relay) Metrics() Metrics {
 	m := &r.m
 	mt.PacketsIn, mt.PacketsOut = m.packetsIn.Load(), m.packetsOut.Load()
 	mt.BytesIn, mt.BytesOut = m.bytesIn.Load(), m.bytesOut.Load()
-	mt.Ticks, mt.Replaced, mt.Late = m.ticks.Load(), m.replaced.Load(), m.late.Load()
+	mt.Ticks, mt.Replaced = m.ticks.Load(), m.replaced.Load()
 	mt.Cookies = m.cookies.Load()
 	for i := 1; i < refusedEnd; i++ {
 		mt.Refused[refusedNames[i]] = m.refused[i].Load()
@@ -132,7 +132,7 @@ func (r *Relay) Metrics() Metrics {
 // WriteMetrics writes the relay's metrics to w in Prometheus' text format, every name prefixed
 // relay_: relay_matches, relay_players, relay_spectators (now), relay_packets_in_total and
 // _out_total, relay_bytes_in_total and _out_total, relay_ticks_total,
-// relay_inputs_replaced_total, relay_inputs_late_total, relay_refused_total{reason},
+// relay_inputs_replaced_total, relay_refused_total{reason},
 // relay_dropped_total{reason}, relay_cookies_total, relay_matches_started_total,
 // relay_matches_ended_total, relay_send_errors_total and relay_tick_lateness_seconds (a
 // histogram of how late each match update began).
@@ -160,7 +160,6 @@ func (r *Relay) WriteMetrics(w io.Writer) error {
 	counter("bytes_out_total", "Bytes sent (payload).", s.BytesOut)
 	counter("ticks_total", "Ticks confirmed.", s.Ticks)
 	counter("inputs_replaced_total", "Inputs that did not arrive by their tick's deadline, replaced by the player's last.", s.Replaced)
-	counter("inputs_late_total", "Inputs that arrived after their tick was confirmed.", s.Late)
 	counter("cookies_total", "Cookies sent to addresses not yet proven.", s.Cookies)
 	counter("matches_started_total", "Matches created.", m.matchesStarted.Load())
 	counter("matches_ended_total", "Matches ended.", m.matchesEnded.Load())

@@ -253,9 +253,8 @@ type MatchStats struct {
 	// Joined is how many slots have a player (dropped ones included), Dropped how many are
 	// dropped, Spectators how many spectators watch.
 	Joined, Dropped, Spectators int
-	// Replaced counts the inputs that did not arrive in time (a player and a tick each), and
-	// Late those that arrived after their tick was confirmed.
-	Replaced, Late uint64
+	// Replaced counts the inputs that did not arrive in time (a player and a tick each).
+	Replaced uint64
 }
 
 // MatchStats returns what match name has done.
@@ -595,8 +594,8 @@ func (r *Relay) advance(now time.Duration) {
 	}
 }
 
-// forget removes a match and the addresses of its members.
-func (r *Relay) forget(mt *match, keys []addrKey) {
+// forget removes the addresses of members of mt, and with ended, mt itself.
+func (r *Relay) forget(mt *match, keys []addrKey, ended bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, k := range keys {
@@ -604,7 +603,7 @@ func (r *Relay) forget(mt *match, keys []addrKey) {
 			delete(r.addrs, k)
 		}
 	}
-	if r.matches[mt.name] == mt {
+	if ended && r.matches[mt.name] == mt {
 		delete(r.matches, mt.name)
 	}
 }
