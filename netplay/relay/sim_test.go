@@ -49,6 +49,8 @@ type simPlayer struct {
 	conn   *netsim.Conn
 	s      *netplay.Session[byte]
 	g      *sumGame
+	game   netplay.Game[byte] // what runs the requests: g unless set
+	cap    *capture           // the conn, where a test captures what it sends
 	handle int // -1: a spectator
 	err    error
 	rng    *rand.Rand
@@ -160,7 +162,11 @@ func (sr *simRelay) step(p *simPlayer) {
 			p.ticks++
 		}
 	}
-	if err := netplay.Run(reqs, p.g); err != nil {
+	var game netplay.Game[byte] = p.g
+	if p.game != nil {
+		game = p.game
+	}
+	if err := netplay.Run(reqs, game); err != nil {
 		sr.t.Fatal(err)
 	}
 	// The checksums of the ticks final now.
@@ -253,4 +259,13 @@ func TestRelayInTime(t *testing.T) {
 		}
 		sr.agree()
 	}
+}
+
+// matchConfirmed returns the last tick match name has confirmed.
+func (r *Relay) matchConfirmed(name string) uint64 {
+	st, err := r.MatchStats(name)
+	if err != nil {
+		panic(err)
+	}
+	return st.Confirmed
 }
