@@ -227,9 +227,9 @@ type Session[I comparable] struct {
 	specBuf, specRef []byte
 	spectating       bool
 	relay            *relayLink[I] // a relayed session's relay (relayclient.go); nil peer to peer
-	cookieKey        [16]byte  // the key of the cookies that prove a spectator's address
-	hostErr          error     // a spectator's host lost
-	rnd              io.Reader // the nonces' source
+	cookieKey        [16]byte      // the key of the cookies that prove a spectator's address
+	hostErr          error         // a spectator's host lost
+	rnd              io.Reader     // the nonces' source
 
 	// lost holds the players whose peer we have lost (membership.go), kicked those whose
 	// peer we disconnected by hand; first is our lowest local handle, which decides who

@@ -51,7 +51,7 @@ type simPlayer struct {
 	g      *sumGame
 	game   netplay.Game[byte] // what runs the requests: g unless set
 	cap    *capture           // the conn, where a test captures what it sends
-	handle int // -1: a spectator
+	handle int                // -1: a spectator
 	err    error
 	rng    *rand.Rand
 	frozen time.Duration // no calls until then: a stall
