@@ -68,7 +68,7 @@ func (g faultGame) String() string {
 // longer than its timeout, has given the relay up).
 func TestRelayFaults(t *testing.T) {
 	games := *faultGames
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		games = 10
 	}
 	var total tally
