@@ -58,7 +58,7 @@ func TestRelayRefusals(t *testing.T) {
 		{"expired", "m", 0, mustToken(t, testKey, "m", 0, time.Now().Add(-time.Minute)), nil, "expired", "expired"},
 		{"other match", "m", 0, mustToken(t, testKey, "other", 0, later), nil, "token", "not valid"},
 		{"other slot", "m", 0, mustToken(t, testKey, "m", 1, later), nil, "slot", "slot"},
-		{"no match", "nope", 0, mustToken(t, testKey, "nope", 0, later), nil, "no_match", "no such match"},
+		{"no match", "", 0, mustToken(t, testKey, "", 0, later), nil, "no_match", "no such match"},
 		{"no token", "m", 0, nil, nil, "token", "not valid"},
 		{"shape", "m", 0, mustToken(t, testKey, "m", 0, later), func(c *netplay.Config[byte]) { c.TickRate = 30 }, "shape", "tick rate"},
 	}

@@ -18,6 +18,9 @@ const (
 	keepAlive = 200 * time.Millisecond
 	// byeCopies is how many copies of a goodbye or a drop notice go at once.
 	byeCopies = 3
+	// joinWait is how long a match nobody has joined (or all who joined have left before it
+	// started) waits before it ends.
+	joinWait = time.Minute
 )
 
 // Why a match ended, or a player was dropped.
@@ -65,6 +68,8 @@ type match struct {
 	raw        []byte // the ticks one packet carries
 	out        wire.Message
 	gone       wire.HandleSet // the slots whose drop has been handled
+	rec        *recording     // nil unless the relay records
+	created    time.Duration
 }
 
 // newMatch returns a match of cfg, checked.
@@ -87,7 +92,7 @@ func newMatch(r *Relay, name string, cfg MatchConfig) (*match, error) {
 		return nil, fmt.Errorf("relay: MatchConfig.SpectatorDelay = %d: want less than History, %d", cfg.SpectatorDelay, cfg.History)
 	}
 	size := cfg.Players * cfg.InputSize
-	return &match{r: r, name: name, cfg: cfg, auth: auth, players: make([]*member, cfg.Players), size: size,
+	return &match{r: r, name: name, cfg: cfg, auth: auth, created: r.now(), players: make([]*member, cfg.Players), size: size,
 		zeroRef: make([]byte, size), tickBuf: make([]byte, size), raw: make([]byte, 0, wire.MaxTicksPerInput*size)}, nil
 }
 
@@ -283,6 +288,9 @@ func (mt *match) receive(now time.Duration, mb *member, m *wire.Message) {
 		if spectator {
 			return
 		}
+		if mt.rec != nil && !mt.rec.sum(uint64(m.Tick), m.Sum) {
+			r.m.desyncs.Add(1)
+		}
 		mt.out = wire.Message{}
 		mt.out.Kind, mt.out.Slot, mt.out.Tick, mt.out.Sum = wire.KindPlayerSum, mb.slot, m.Tick, m.Sum
 		for _, p := range mt.players {
@@ -347,13 +355,7 @@ func (mt *match) update(now, due time.Duration) {
 	defer r.release(s)
 	if !mt.auth.Started() {
 		if mt.joined < mt.cfg.Players {
-			for _, p := range mt.players {
-				if p != nil && now-p.lastSent >= keepAlive {
-					mt.out = wire.Message{}
-					mt.out.Kind = wire.KindKeepAlive
-					mt.queue(s, &mt.out, p, now)
-				}
-			}
+			mt.waitingRoom(s, now)
 			return
 		}
 		if err := mt.auth.Start(due); err != nil {
@@ -405,7 +407,33 @@ func (mt *match) update(now, due time.Duration) {
 			mt.sendTicks(s, sp, now)
 		}
 	}
+	if mt.rec != nil {
+		mt.rec.write(mt, false)
+	}
 	if mt.auth.Dropped().Len() == mt.cfg.Players {
+		mt.endLocked(s, reasonEmpty)
+	}
+}
+
+// waitingRoom keeps the players of a match not started yet: a keep-alive for each, a slot
+// freed when its player goes unheard for the timeout, and the match ended once it has had no
+// player for joinWait.
+func (mt *match) waitingRoom(s *sender, now time.Duration) {
+	for slot, p := range mt.players {
+		switch {
+		case p == nil:
+		case now-p.heard > mt.cfg.Timeout:
+			mt.players[slot] = nil
+			mt.joined--
+			mt.r.forget(mt, []addrKey{p.key}, false)
+			mt.r.m.drop(dropTimeout)
+		case now-p.lastSent >= keepAlive:
+			mt.out = wire.Message{}
+			mt.out.Kind = wire.KindKeepAlive
+			mt.queue(s, &mt.out, p, now)
+		}
+	}
+	if mt.joined == 0 && now-mt.created > joinWait {
 		mt.endLocked(s, reasonEmpty)
 	}
 }
@@ -536,6 +564,11 @@ func (mt *match) endLocked(s *sender, why string) {
 	}
 	mt.r.forget(mt, keys, true)
 	mt.r.m.matchesEnded.Add(1)
+	if mt.rec != nil {
+		if err := mt.rec.close(mt); err != nil {
+			mt.r.m.recordErrors.Add(1)
+		}
+	}
 	if mt.pm != nil {
 		mt.pm.Stop()
 	}

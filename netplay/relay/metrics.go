@@ -44,7 +44,7 @@ var latencyBuckets = [...]time.Duration{100 * time.Microsecond, 250 * time.Micro
 type metrics struct {
 	packetsIn, packetsOut, bytesIn, bytesOut atomic.Uint64
 	readErrors, sendErrors                   atomic.Uint64
-	cookies                                  atomic.Uint64
+	cookies, desyncs, recordErrors           atomic.Uint64
 	matchesStarted, matchesEnded             atomic.Uint64
 	playersJoined, spectatorsJoined, rejoins atomic.Uint64
 	ticks, replaced                          atomic.Uint64
@@ -134,7 +134,8 @@ func (r *Relay) Metrics() Metrics {
 // _out_total, relay_bytes_in_total and _out_total, relay_ticks_total,
 // relay_inputs_replaced_total, relay_refused_total{reason},
 // relay_dropped_total{reason}, relay_cookies_total, relay_matches_started_total,
-// relay_matches_ended_total, relay_send_errors_total and relay_tick_lateness_seconds (a
+// relay_matches_ended_total, relay_send_errors_total, relay_desyncs_total,
+// relay_record_errors_total and relay_tick_lateness_seconds (a
 // histogram of how late each match update began).
 func (r *Relay) WriteMetrics(w io.Writer) error {
 	s := r.Metrics()
@@ -164,6 +165,8 @@ func (r *Relay) WriteMetrics(w io.Writer) error {
 	counter("matches_started_total", "Matches created.", m.matchesStarted.Load())
 	counter("matches_ended_total", "Matches ended.", m.matchesEnded.Load())
 	counter("send_errors_total", "Packets the socket failed to send.", m.sendErrors.Load())
+	counter("desyncs_total", "Ticks two players of a recorded match reported different checksums of.", m.desyncs.Load())
+	counter("record_errors_total", "Recordings that could not be made or written.", m.recordErrors.Load())
 	p("# HELP relay_refused_total Packets refused, by reason.\n# TYPE relay_refused_total counter\n")
 	for i := 1; i < refusedEnd; i++ {
 		p("relay_refused_total{reason=%q} %d\n", refusedNames[i], s.Refused[refusedNames[i]])

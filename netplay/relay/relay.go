@@ -37,6 +37,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	mrand "math/rand/v2"
 	"net"
 	"net/netip"
@@ -79,9 +80,20 @@ type Options struct {
 	// StrangerRate is how many packets a second from addresses not admitted the relay
 	// answers, together: DefaultStrangerRate if 0.
 	StrangerRate int
-	// Open mode's matches: the MatchConfig a join creates, but for its shape (Players,
-	// InputSize, TickRate), which is the joining game's.
+	// OpenMatch is the MatchConfig of the matches joins create, but for their shape
+	// (Players, InputSize, TickRate), which is the joining game's: on an open relay, a join
+	// for a match that does not exist creates it; on one with keys, the first join with a
+	// valid token for a match that does not exist does (the token is the matchmaker's word
+	// that the match is to be).
 	OpenMatch MatchConfig
+	// Record, if set, is asked for a writer for each match as it is created, and the
+	// match's confirmed inputs are written to it (package replay's format, as a netplay
+	// session records with Config.Record: every player's input and status each tick, and the
+	// checksums the players report), two seconds of ticks behind the match so that the
+	// players' checksums are there; the rest when the match ends, and then the writer is
+	// closed. A match whose writer cannot be had is not created (its joins are refused as
+	// RefusedFull) and the error counted.
+	Record func(match string) (io.WriteCloser, error)
 	// Now is the time, for tests; nil means the pool's clock.
 	now func() time.Duration
 }
@@ -467,10 +479,6 @@ func (r *Relay) join(now time.Duration, k addrKey, addr net.Addr) {
 		return
 	}
 	if mt == nil {
-		if !r.Open() {
-			r.refuse(k, addr, wire.RefusedNoMatch)
-			return
-		}
 		if len(name) == 0 {
 			r.refuse(k, addr, wire.RefusedNoMatch)
 			return
@@ -566,6 +574,21 @@ func (r *Relay) createMatch(name string, cfg MatchConfig) (*match, error) {
 	}
 	r.matches[name] = mt
 	r.mu.Unlock()
+	if r.opts.Record != nil {
+		w, err := r.opts.Record(name)
+		if err != nil {
+			r.m.recordErrors.Add(1)
+			r.forget(mt, nil, true)
+			return nil, fmt.Errorf("%w: recording match %q: %w", ErrFull, name, err)
+		}
+		mt.rec, err = newRecording(w, cfg)
+		if err != nil {
+			r.m.recordErrors.Add(1)
+			w.Close()
+			r.forget(mt, nil, true)
+			return nil, fmt.Errorf("%w: recording match %q: %w", ErrFull, name, err)
+		}
+	}
 	r.m.matchesStarted.Add(1)
 	if r.pool != nil {
 		pm, err := r.pool.NewMatch(context.Background(), mt, gameloop.Config{TickRate: cfg.TickRate, MaxTicksPerFrame: 4})

@@ -1,0 +1,110 @@
+package relay
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"testing"
+	"time"
+
+	"github.com/gameloop-go/gameloop"
+	"github.com/gameloop-go/gameloop/netplay"
+	"github.com/gameloop-go/gameloop/netsim"
+	"github.com/gameloop-go/gameloop/replay"
+)
+
+// nopCloser is a bytes.Buffer that can be closed, and says so.
+type nopCloser struct {
+	bytes.Buffer
+	closed bool
+}
+
+func (b *nopCloser) Close() error { b.closed = true; return nil }
+
+// TestRelayRecord: a relay recording its matches writes every confirmed tick of every player,
+// with the checksums the players reported; replayed into the game, it reproduces every one of
+// them, and it holds the same inputs as a player's own recording (Config.Record) of the same
+// match.
+func TestRelayRecord(t *testing.T) {
+	recs := map[string]*nopCloser{}
+	sr := newSimRelay(t, 4, &Options{Record: func(name string) (io.WriteCloser, error) {
+		recs[name] = &nopCloser{}
+		return recs[name], nil
+	}})
+	sr.net.SetConditions("b", "relay", netsim.Conditions{Latency: 30 * time.Millisecond, Loss: 0.02})
+	var own bytes.Buffer
+	sr.player("a", "m", 0, 2, nil, func(c *netplay.Config[byte]) { c.Record = &own })
+	sr.player("b", "m", 1, 2, nil, nil)
+	sr.run(6 * time.Second)
+	sr.players[0].frozen = 1 << 62 // a's session ends with the match, before it is closed
+	if err := sr.relay.EndMatch("m"); err != nil {
+		t.Fatal(err)
+	}
+	sr.run(sr.now + 100*time.Millisecond)
+	if err := sr.players[0].s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rec := recs["m"]
+	if rec == nil || !rec.closed {
+		t.Fatalf("recording %v", rec)
+	}
+	res, err := replay.Play(context.Background(), bytes.NewReader(rec.Bytes()), netplay.NewReplayGame[byte](&sumGame{slots: make([]uint64, 1)}, byteCodec{}, 2), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Mismatch != nil || res.Checked < 4 || res.Ticks < 300 {
+		t.Fatalf("replay: %d ticks, %d checksums checked, mismatch %v", res.Ticks, res.Checked, res.Mismatch)
+	}
+	// The relay's and the player's recordings: the same inputs, tick by tick.
+	relayRec, err := replay.Decode(bytes.NewReader(rec.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ownRec, err := replay.Decode(bytes.NewReader(own.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("relay: %d ticks, player: %d ticks; replay checked %d checksums", relayRec.Ticks, ownRec.Ticks, res.Checked)
+	if ownRec.Ticks < 300 || relayRec.Ticks < ownRec.Ticks {
+		t.Fatalf("%d ticks recorded by the relay, %d by the player", relayRec.Ticks, ownRec.Ticks)
+	}
+	ownRes, err := replay.Play(context.Background(), bytes.NewReader(own.Bytes()), netplay.NewReplayGame[byte](&sumGame{slots: make([]uint64, 1)}, byteCodec{}, 2), nil)
+	if err != nil || ownRes.Mismatch != nil {
+		t.Fatalf("the player's recording replayed: %v, %v", err, ownRes.Mismatch)
+	}
+	a, b := playerInputs(t, rec.Bytes(), ownRec.Ticks), playerInputs(t, own.Bytes(), ownRec.Ticks)
+	if !bytes.Equal(a, b) {
+		t.Fatal("the relay's recording and the player's hold different inputs")
+	}
+}
+
+// playerInputs returns every player input of a recording's first ticks, as replayed.
+func playerInputs(t *testing.T, rec []byte, ticks uint64) []byte {
+	t.Helper()
+	c := &inputCollector{ReplayGame: netplay.NewReplayGame[byte](&sumGame{slots: make([]uint64, 1)}, byteCodec{}, 2), ticks: ticks}
+	if _, err := replay.Play(context.Background(), bytes.NewReader(rec), c, nil); err != nil {
+		t.Fatal(err)
+	}
+	return c.all
+}
+
+// inputCollector replays a recording into the game, keeping every player input it is given,
+// tick by tick, up to a tick.
+type inputCollector struct {
+	*netplay.ReplayGame[byte]
+	ticks uint64
+	cur   [2][]byte
+	all   []byte
+}
+
+func (c *inputCollector) PlayerInput(tick uint64, player int, data []byte) error {
+	c.cur[player] = bytes.Clone(data)
+	return c.ReplayGame.PlayerInput(tick, player, data)
+}
+
+func (c *inputCollector) Update(u *gameloop.Update) error {
+	if u.Tick <= c.ticks {
+		c.all = append(append(c.all, c.cur[0]...), c.cur[1]...)
+	}
+	return c.ReplayGame.Update(u)
+}
