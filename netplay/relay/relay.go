@@ -256,6 +256,17 @@ func (r *Relay) Drop(name string, slot int) error {
 	return mt.drop(slot)
 }
 
+// Matches returns the names of the matches running (created and not ended).
+func (r *Relay) Matches() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	names := make([]string, 0, len(r.matches))
+	for name := range r.matches {
+		names = append(names, name)
+	}
+	return names
+}
+
 // MatchStats is what a match has done.
 type MatchStats struct {
 	// Started reports whether every player has joined and ticks run; Confirmed is the last
