@@ -8,9 +8,13 @@ package netplay
 // back to what ran. Nothing is agreed between players: the relay decides.
 
 import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
+	"net"
 	"time"
 
 	"github.com/gameloop-go/gameloop/netplay/internal/wire"
@@ -529,4 +533,72 @@ func (s *Session[I]) advanceRelay() ([]Request[I], error) {
 	s.relaySend(s.peers[0])
 	s.final = min(s.confirmed(), s.tick)
 	return s.reqs, nil
+}
+
+// RelaySlot asks the relay at relay for a free slot of match, before a session is made:
+// the lowest slot nobody has joined, on an open relay, or the slot token names. It returns
+// the slot, which is then this address's at the relay: make the session over the same conn,
+// with that slot's player Local (a match's first player plays the left paddle, say). players,
+// inputSize and tickRate are the game's (a Codec's Size, Config.TickRate): they must be the
+// match's. It waits for the relay's answer, asking again every 200 ms, until ctx ends; a
+// refusal is an error wrapping ErrRefused that says why. It reads conn itself (with read
+// deadlines) and leaves nothing reading it when it returns.
+func RelaySlot(ctx context.Context, conn net.PacketConn, relay net.Addr, match string, token []byte, players, inputSize, tickRate int) (int, error) {
+	switch {
+	case conn == nil || relay == nil:
+		return 0, errors.New("netplay: RelaySlot: conn or relay is nil")
+	case len(match) > wire.MaxMatch:
+		return 0, fmt.Errorf("netplay: RelaySlot: a match name of %d bytes, at most %d", len(match), wire.MaxMatch)
+	case len(token) > wire.MaxToken:
+		return 0, fmt.Errorf("netplay: RelaySlot: a token of %d bytes, at most %d", len(token), wire.MaxToken)
+	case players < 1 || players > MaxPlayers || inputSize < 1 || inputSize > MaxInputSize || tickRate < 1 || tickRate > 1000:
+		return 0, fmt.Errorf("netplay: RelaySlot: %d players, inputs of %d bytes, %d ticks a second: out of range", players, inputSize, tickRate)
+	}
+	var nb [4]byte
+	if _, err := rand.Read(nb[:]); err != nil {
+		return 0, fmt.Errorf("netplay: RelaySlot: %w", err)
+	}
+	var out, in wire.Message
+	out.Kind, out.Session, out.Nonce = wire.KindJoin, binary.LittleEndian.Uint32(nb[:])|1, binary.LittleEndian.Uint32(nb[:])|1
+	out.Slot, out.Players, out.InputSize, out.TickRate = wire.AnySlot, players, inputSize, tickRate
+	out.SetMatch(match)
+	out.SetToken(token)
+	ap := udpAddrPort(relay)
+	defer conn.SetReadDeadline(time.Time{})
+	buf := make([]byte, readBufSize)
+	for {
+		pkt, err := wire.Append(nil, &out)
+		if err != nil {
+			return 0, fmt.Errorf("netplay: RelaySlot: %w", err)
+		}
+		if _, err := conn.WriteTo(pkt, relay); err != nil {
+			return 0, fmt.Errorf("netplay: RelaySlot: %w", err)
+		}
+		retry := time.Now().Add(syncRetry)
+		for time.Now().Before(retry) {
+			if err := ctx.Err(); err != nil {
+				return 0, fmt.Errorf("netplay: RelaySlot: no answer from the relay at %v: %w", relay, err)
+			}
+			conn.SetReadDeadline(retry)
+			n, from, err := conn.ReadFrom(buf)
+			if err != nil {
+				if isTimeout(err) {
+					break
+				}
+				return 0, fmt.Errorf("netplay: RelaySlot: %w", err)
+			}
+			if ap.IsValid() && udpAddrPort(from) != ap || !ap.IsValid() && !sameAddr(from, relay) || wire.Decode(buf[:n], &in) != nil {
+				continue
+			}
+			switch {
+			case in.Kind == wire.KindCookie && in.Session == out.Nonce:
+				out.Cookie = in.Cookie
+				retry = time.Now() // ask again at once, with it
+			case in.Kind == wire.KindRefused && in.Nonce == out.Nonce:
+				return 0, fmt.Errorf("%w: the relay at %v has no slot of match %q for this player: %s", ErrRefused, relay, match, refusedWhy(in.Reason))
+			case in.Kind == wire.KindWelcome && in.Nonce == out.Nonce && in.Slot < players:
+				return in.Slot, nil
+			}
+		}
+	}
 }

@@ -119,6 +119,7 @@ func (mt *match) admit(now time.Duration, k addrKey, addr net.Addr, slot int, no
 	if slot == wire.SpectatorSlot {
 		for _, sp := range mt.spectators {
 			if sp.key == k {
+				sp.nonce = nonce
 				mt.welcome(sp)
 				return 0
 			}
@@ -161,7 +162,8 @@ func (mt *match) admit(now time.Duration, k addrKey, addr net.Addr, slot int, no
 	if p := mt.players[slot]; p != nil {
 		switch {
 		case p.key == k:
-			mt.welcome(p) // its welcome was lost
+			p.nonce = nonce // its welcome was lost, or it asked for a slot before its session
+			mt.welcome(p)
 			return 0
 		case !tokens:
 			return wire.RefusedSlot

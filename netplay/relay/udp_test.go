@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -68,10 +69,21 @@ type udpPlayer struct {
 
 func newUDPPlayer(t *testing.T, relay net.Addr, match string, h, n int, tok []byte) *udpPlayer {
 	t.Helper()
+	return newUDPPlayerOn(t, listenUDP(t), relay, match, h, n, tok)
+}
+
+func listenUDP(t *testing.T) *netplay.UDPConn {
+	t.Helper()
 	conn, err := netplay.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return conn
+}
+
+func newUDPPlayerOn(t *testing.T, conn net.PacketConn, relay net.Addr, match string, h, n int, tok []byte) *udpPlayer {
+	t.Helper()
+	var err error
 	cfg := netplay.Config[byte]{Codec: byteCodec{}, Relay: relay, Match: match, Token: tok}
 	p := &udpPlayer{h: h, sums: map[uint64]uint64{}}
 	if h >= 0 {
@@ -184,4 +196,48 @@ func TestRelayUDP(t *testing.T) {
 	}
 	m := u.relay.Metrics()
 	t.Logf("%d ticks compared; relay: %d packets in, %d out, %d inputs replaced, refused %v", n, m.PacketsIn, m.PacketsOut, m.Replaced, m.Refused)
+}
+
+// TestRelaySlot: players that ask an open relay for a slot (netplay.RelaySlot) get them in the
+// order they ask, the first the first slot; one more is refused (the match is full), and the
+// two play the match in the slots they were given.
+func TestRelaySlot(t *testing.T) {
+	u := startUDPRelay(t, nil)
+	addr := u.conn.LocalAddr()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var ps []*udpPlayer
+	for want := range 2 {
+		conn := listenUDP(t)
+		slot, err := netplay.RelaySlot(ctx, conn, addr, "pair", nil, 2, 1, 60)
+		if err != nil || slot != want {
+			t.Fatalf("RelaySlot: %d, %v; want %d", slot, err, want)
+		}
+		ps = append(ps, newUDPPlayerOn(t, conn, addr, "pair", slot, 2, nil))
+	}
+	third := listenUDP(t)
+	defer third.Close()
+	if _, err := netplay.RelaySlot(ctx, third, addr, "pair", nil, 2, 1, 60); !errors.Is(err, netplay.ErrRefused) || !strings.Contains(err.Error(), "no room") {
+		t.Errorf("a third player: %v, want ErrRefused: no room", err)
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for _, p := range ps {
+		wg.Add(1)
+		go func() { defer wg.Done(); p.play(stop) }()
+	}
+	deadline := time.Now().Add(time.Minute)
+	for ps[0].s.Stats().Confirmed < 60 || ps[1].s.Stats().Confirmed < 60 {
+		if time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	close(stop)
+	wg.Wait()
+	for i, p := range ps {
+		if p.err != nil || len(p.sums) < 30 {
+			t.Errorf("player %d: %v, %d final ticks", i, p.err, len(p.sums))
+		}
+	}
 }
