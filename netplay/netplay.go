@@ -3,6 +3,7 @@ package netplay
 import (
 	"errors"
 	"fmt"
+	"github.com/gameloop-go/gameloop/netplay/internal/wire"
 	"io"
 	"net"
 	"time"
@@ -38,6 +39,10 @@ const (
 	MaxInputDelay = 30
 	// MaxPredictionWindow is the largest PredictionWindow.
 	MaxPredictionWindow = 60
+	// MaxMatch is the longest name of a relayed match (Config.Match), in bytes.
+	MaxMatch = wire.MaxMatch
+	// MaxToken is the longest token (Config.Token), in bytes.
+	MaxToken = wire.MaxToken
 	// MinTimeScale is the slowest time scale TimeScale recommends: a peer ahead runs at no less
 	// than 90% speed while it lets the others catch up.
 	MinTimeScale = 0.9

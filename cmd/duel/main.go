@@ -70,6 +70,7 @@ package main
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -96,6 +97,10 @@ import (
 type options struct {
 	listen, connect string
 	spectate        string
+	spectateBare    bool // -spectate given (with an address or without)
+	relay, match    string
+	token           string
+	tokenBytes      []byte
 	lobby, room     string
 	netsimPreset    string            // -netsim: a preset's name
 	conditions      netsim.Conditions // -netsim's conditions
@@ -158,7 +163,10 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.lobby, "lobby", "", "play through the lobby at this WebSocket `URL` (ws://HOST:PORT/ws, as lobby and duelweb serve it), over WebRTC: with a player in a web page or another duel -lobby")
 	fs.StringVar(&o.room, "room", "", "with -lobby, the `name` of the room to meet the other player in; the first to join plays the left paddle")
 	fs.StringVar(&o.netsimPreset, "netsim", "", "with -lobby, put what this side sends through netsim's `preset` conditions ("+strings.Join(netsim.PresetNames(), ", ")+"): a bad network under WebRTC")
-	fs.StringVar(&o.spectate, "spectate", "", "watch the game of the player listening at this UDP `address` (:port for this machine)")
+	fs.Var(&spectateFlag{&o}, "spectate", "watch the game of the player listening at this UDP `address` (:port for this machine); with -relay, give no address")
+	fs.StringVar(&o.relay, "relay", "", "play through the relay at this UDP `address` (cmd/relay), in the match -match: the first to join plays the left paddle")
+	fs.StringVar(&o.match, "match", "", "with -relay, the `name` of the match to play or watch")
+	fs.StringVar(&o.token, "token", "", "with -relay, the `token` (hexadecimal) that admits you to the match, from whoever made it; none for an open relay")
 	fs.IntVar(&o.spectators, "spectators", defaultSpectators, "with -listen, how many spectators may watch your game (0 refuses them; at most 16)")
 	fs.DurationVar(&o.connectTimeout, "connect-timeout", defaultConnectTimeout, "with -connect, -spectate or -lobby, give up if the game has not started after this long (0 waits for ever)")
 	fs.IntVar(&o.delay, "delay", defaultDelay, "input delay in ticks: your input counts this many ticks after you give it (0 to 30)")
@@ -171,9 +179,16 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.gui, "gui", false, "play in a window (Ebitengine) rather than the terminal; with -ticks, until tick -ticks is confirmed, printing its checksum (needs a duel built with -tags ebiten)")
 	fs.Uint64Var(&o.ticks, "ticks", 0, "with -headless, -gui or -synctest, the number of ticks to play (-synctest: 600 if not given)")
 	fs.Var(&o.bot, "bot", "a bot seeded with this `seed` plays your paddle")
-	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+	err := fs.Parse(args)
+	// A bare -spectate (with -relay) is a boolean flag: "-spectate ADDR" leaves ADDR as an
+	// argument, and the flags after it to parse.
+	for err == nil && o.spectateBare && o.spectate == "" && fs.NArg() > 0 && !strings.HasPrefix(fs.Arg(0), "-") {
+		o.spectate = fs.Arg(0)
+		err = fs.Parse(fs.Args()[1:])
+	}
+	if errors.Is(err, flag.ErrHelp) {
 		fs.SetOutput(stderr)
-		fmt.Fprintln(stderr, "usage: duel -listen ADDR | -connect ADDR | -lobby URL -room NAME [-netsim PRESET] | -spectate ADDR | -replay FILE | -synctest [flags]")
+		fmt.Fprintln(stderr, "usage: duel -listen ADDR | -connect ADDR | -lobby URL -room NAME [-netsim PRESET] | -relay ADDR -match NAME [-token HEX] [-spectate] | -spectate ADDR | -replay FILE | -synctest [flags]")
 		fs.PrintDefaults()
 		return o, err
 	} else if err != nil {
@@ -189,7 +204,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 
 func checkOptions(o *options) error {
 	modes := 0
-	for _, on := range []bool{o.listen != "", o.connect != "", o.lobby != "", o.spectate != "", o.replayPath != "", o.synctest} {
+	for _, on := range []bool{o.listen != "", o.connect != "", o.lobby != "", o.spectate != "" && o.relay == "", o.relay != "", o.replayPath != "", o.synctest} {
 		if on {
 			modes++
 		}
@@ -210,7 +225,23 @@ func checkOptions(o *options) error {
 	case o.set["netsim"] && o.lobby == "":
 		return errors.New("-netsim is for -lobby, over WebRTC; over UDP, run cmd/netsim between the players (docs/duel.md)")
 	case modes == 0:
-		return errors.New("give -listen ADDR or -connect ADDR to play, or -lobby URL -room NAME; -spectate ADDR to watch, -replay FILE or -synctest")
+		return errors.New("give -listen ADDR or -connect ADDR to play, or -lobby URL -room NAME, or -relay ADDR -match NAME; -spectate ADDR to watch, -replay FILE or -synctest")
+	case o.spectateBare && o.spectate == "" && o.relay == "":
+		return errors.New("-spectate needs the address of the game to watch, or -relay ADDR -match NAME")
+	case o.relay != "" && o.spectate != "":
+		return fmt.Errorf("-spectate %s with -relay: a relayed match is watched at the relay: give -spectate alone", o.spectate)
+	case o.relay != "" && o.match == "":
+		return errors.New("-relay needs -match NAME: the match to play or watch")
+	case o.match != "" && o.relay == "":
+		return errors.New("-match is a match at a relay: give -relay ADDR too")
+	case o.token != "" && o.relay == "":
+		return errors.New("-token admits you to a match at a relay: give -relay ADDR too")
+	case len(o.match) > netplay.MaxMatch:
+		return fmt.Errorf("-match: a name of %d bytes, at most %d", len(o.match), netplay.MaxMatch)
+	case o.relay != "" && o.set["spectators"]:
+		return errors.New("-spectators is for the player who listens (-listen): a relayed match's spectators join the relay")
+	case modes > 1 && o.relay != "":
+		return errors.New("-relay plays through a relay: not with -listen, -connect, -lobby, -replay or -synctest")
 	case modes > 1 && o.lobby != "" && (o.listen != "" || o.connect != "" || o.spectate != ""):
 		return errors.New("-lobby meets the other player at a lobby: not with -listen, -connect or -spectate, which play over UDP")
 	case modes > 1:
@@ -243,7 +274,22 @@ func checkOptions(o *options) error {
 		}
 		o.conditions = c
 	}
-	if o.spectate != "" {
+	if o.token != "" {
+		tok, err := hex.DecodeString(o.token)
+		if err != nil || len(tok) > netplay.MaxToken {
+			return fmt.Errorf("-token: not a token in hexadecimal of at most %d bytes", netplay.MaxToken)
+		}
+		o.tokenBytes = tok
+	}
+	if o.relay != "" {
+		if err := checkConnect("relay", o.relay); err != nil {
+			return err
+		}
+		if !o.set["window"] {
+			o.window = netplay.DefaultRelayPredictionWindow // a round trip to the relay
+		}
+	}
+	if o.spectating() {
 		// A spectator plays no paddle and runs only the ticks the players have settled.
 		for _, name := range []string{"bot", "delay", "window"} {
 			if o.set[name] {
@@ -252,7 +298,7 @@ func checkOptions(o *options) error {
 		}
 	}
 	for name, addr := range map[string]string{"connect": o.connect, "spectate": o.spectate} {
-		if addr == "" {
+		if addr == "" || o.relay != "" {
 			continue
 		}
 		if err := checkConnect(name, addr); err != nil {
@@ -267,8 +313,36 @@ func checkOptions(o *options) error {
 
 // network reports whether the options play (or watch) over the network.
 func (o *options) network() bool {
-	return o.listen != "" || o.connect != "" || o.lobby != "" || o.spectate != ""
+	return o.listen != "" || o.connect != "" || o.lobby != "" || o.spectate != "" || o.relay != ""
 }
+
+// spectating reports whether the options watch a game rather than play it.
+func (o *options) spectating() bool { return o.spectate != "" || o.spectateBare }
+
+// spectateFlag is -spectate: an address, or bare (a boolean flag) with -relay.
+type spectateFlag struct{ o *options }
+
+func (f *spectateFlag) String() string {
+	if f.o == nil {
+		return ""
+	}
+	return f.o.spectate
+}
+
+func (f *spectateFlag) Set(s string) error {
+	switch s {
+	case "true":
+		f.o.spectateBare = true
+	case "false":
+		f.o.spectateBare, f.o.spectate = false, ""
+	default:
+		f.o.spectateBare, f.o.spectate = true, s
+	}
+	return nil
+}
+
+// IsBoolFlag lets -spectate be given bare.
+func (f *spectateFlag) IsBoolFlag() bool { return true }
 
 // checkLobby refuses a -lobby that is not a WebSocket URL, and a missing or bad -room.
 func checkLobby(lobbyURL, room string) error {
@@ -367,7 +441,7 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 func run(ctx context.Context, opts options, stdout, stderr io.Writer) error {
 	switch {
 	case opts.replayPath != "":
-		return runReplay(ctx, opts.replayPath, stdout)
+		return runReplay(ctx, opts.replayPath, opts.seed, stdout)
 	case opts.synctest:
 		return runSyncTest(ctx, opts, stdout)
 	}

@@ -288,7 +288,7 @@ func TestReplayClaimsTooManyTicks(t *testing.T) {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		var stdout bytes.Buffer
-		err := runReplay(ctx, path, &stdout)
+		err := runReplay(ctx, path, 1, &stdout)
 		cancel()
 		if err == nil || !strings.Contains(err.Error(), tt.want) || errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("%s: %v, stdout %q; want an error saying %q at once", tt.name, err, stdout.String(), tt.want)
@@ -298,7 +298,7 @@ func TestReplayClaimsTooManyTicks(t *testing.T) {
 			continue
 		}
 		// Whatever a recording holds, a replay that runs too long is stopped, and says so.
-		err = replayWithin(context.Background(), path, &stdout, time.Nanosecond)
+		err = replayWithin(context.Background(), path, 1, &stdout, time.Nanosecond)
 		if want := "stopped after 1ns, which no recording of duel takes"; err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s replayed within 1ns: %v; want %q", tt.name, err, want)
 		}

@@ -26,7 +26,7 @@ import (
 
 // bins are the commands the tests run, built once by TestMain.
 var bins struct {
-	duel, netsim string
+	duel, netsim, relay string
 }
 
 func TestMain(m *testing.M) {
@@ -35,8 +35,8 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	bins.duel, bins.netsim = filepath.Join(dir, "duel"), filepath.Join(dir, "netsim")
-	for bin, pkg := range map[string]string{bins.duel: ".", bins.netsim: "../netsim"} {
+	bins.duel, bins.netsim, bins.relay = filepath.Join(dir, "duel"), filepath.Join(dir, "netsim"), filepath.Join(dir, "relay")
+	for bin, pkg := range map[string]string{bins.duel: ".", bins.netsim: "../netsim", bins.relay: "../relay"} {
 		args := []string{"build", "-o", bin, pkg}
 		if raceEnabled {
 			args = append(args[:1], append([]string{"-race"}, args[1:]...)...)

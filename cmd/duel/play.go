@@ -46,6 +46,12 @@ func runNetwork(ctx context.Context, opts options, stdout, stderr io.Writer) err
 		if opts.connect != "" {
 			local = 1
 		}
+		if opts.relay != "" && !opts.spectating() {
+			if local, err = relaySlot(ctx, conn, peer, opts, stderr); err != nil {
+				conn.Close()
+				return err
+			}
+		}
 	}
 	var bot *duel.Bot
 	if opts.bot.set {
@@ -57,7 +63,7 @@ func runNetwork(ctx context.Context, opts options, stdout, stderr io.Writer) err
 		conn:       conn,
 		sim:        sim,
 		local:      local,
-		spectating: opts.spectate != "",
+		spectating: opts.spectating(),
 		stdout:     stdout,
 		stderr:     stderr,
 		events:     make([]netplay.Event, 0, 16),
@@ -194,7 +200,10 @@ func openConn(opts options) (net.PacketConn, net.Addr, error) {
 		return conn, nil, nil
 	}
 	flagName, addr := "-connect", opts.connect
-	if opts.spectate != "" {
+	switch {
+	case opts.relay != "":
+		flagName, addr = "-relay", opts.relay
+	case opts.spectate != "":
 		flagName, addr = "-spectate", opts.spectate
 	}
 	peer, err := net.ResolveUDPAddr("udp", addr)
@@ -217,6 +226,30 @@ func openConn(opts options) (net.PacketConn, net.Addr, error) {
 		return nil, nil, fmt.Errorf("%s: %w", flagName, err)
 	}
 	return conn, peer, nil
+}
+
+// relaySlot asks the relay at relay for a paddle in -match: the first player to ask plays the
+// left one (or, with -token, the token's). It waits for the relay's answer for
+// -connect-timeout.
+func relaySlot(ctx context.Context, conn net.PacketConn, relay net.Addr, opts options, stderr io.Writer) (int, error) {
+	if opts.connectTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, opts.connectTimeout)
+		defer cancel()
+	}
+	slot, err := netplay.RelaySlot(ctx, conn, relay, opts.match, opts.tokenBytes, 2, duel.Codec{}.Size(), duel.TickRate)
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return 0, fmt.Errorf("no answer from the relay at %v in %v: is cmd/relay running there, and can this machine reach its port? (-connect-timeout waits longer)", relay, opts.connectTimeout)
+	case err != nil:
+		return 0, err
+	case slot > 1:
+		return 0, fmt.Errorf("the relay gave slot %d of match %q: a duel has two", slot, opts.match)
+	}
+	if opts.headless || opts.gui {
+		fmt.Fprintf(stderr, "duel: joined match %q at the relay %v: %s paddle is yours\n", opts.match, relay, duelnet.SideName(slot))
+	}
+	return slot, nil
 }
 
 // recording is the file the session records to: -record's, or a temporary one kept only if
@@ -413,6 +446,10 @@ func (a *app) startSession(peer net.Addr) error {
 	})
 	if a.opts.listen != "" {
 		cfg.Spectators = a.opts.spectators
+	}
+	if a.opts.relay != "" {
+		cfg.Players[1-a.local].Addr = nil
+		cfg.Relay, cfg.Match, cfg.Token = peer, a.opts.match, a.opts.tokenBytes
 	}
 	s, err := netplay.NewSession(a.conn, cfg)
 	if err != nil {
@@ -624,7 +661,7 @@ func (a *app) event(e *netplay.Event) {
 	}
 	a.status.Message = msg
 	switch e.Kind {
-	case netplay.EventSynchronizing:
+	case netplay.EventSynchronizing, netplay.EventSynchronized:
 		a.heard = true
 	case netplay.EventRunning:
 		a.heard, a.running = true, true

@@ -12,6 +12,7 @@ import (
 	"github.com/gameloop-go/gameloop/internal/duelnet"
 	"github.com/gameloop-go/gameloop/internal/replaycli"
 	"github.com/gameloop-go/gameloop/netplay"
+	"github.com/gameloop-go/gameloop/netplay/relay"
 	"github.com/gameloop-go/gameloop/replay"
 )
 
@@ -24,8 +25,11 @@ import (
 // Recordings of a desync are meant to be shared, so a replay takes no file on trust: one that
 // claims more ticks than it holds checksums for (duel records every tick's) is refused at the
 // first tick past them, and a replay that runs for over replayTimeout is stopped.
-func runReplay(ctx context.Context, path string, stdout io.Writer) error {
-	return replayWithin(ctx, path, stdout, replayTimeout)
+//
+// A relay's recording of a duel (cmd/relay -record) holds the players' inputs and the checksums
+// they reported, one a second, but not the seed: the replay takes -seed's.
+func runReplay(ctx context.Context, path string, seed uint64, stdout io.Writer) error {
+	return replayWithin(ctx, path, seed, stdout, replayTimeout)
 }
 
 // replayTimeout bounds a replay, as cmd/bounce bounds its own. Replays run as fast as they go: a
@@ -34,14 +38,20 @@ func runReplay(ctx context.Context, path string, stdout io.Writer) error {
 const replayTimeout = 5 * time.Minute
 
 // replayWithin is runReplay, the replay stopped after timeout.
-func replayWithin(ctx context.Context, path string, stdout io.Writer, timeout time.Duration) error {
+func replayWithin(ctx context.Context, path string, relaySeed uint64, stdout io.Writer, timeout time.Duration) error {
 	return replaycli.Run(ctx, path, stdout, func(ctx context.Context, h replay.Header, rec replaycli.Playable, w io.Writer) error {
 		seed, err := duelnet.ParseStart(h)
+		slack := uint64(1) // a session records every tick's checksum
+		if err != nil && h.Name == relay.RecordName {
+			// The players report one a second, and the relay's last two seconds may have
+			// none.
+			seed, err, slack = relaySeed, nil, (relay.RecordLagSeconds+1)*duel.TickRate
+		}
 		if err != nil {
 			return err
 		}
 		g := duelnet.NewGame(seed, 1, nil)
-		rg := &replayGame{ReplayGame: netplay.NewReplayGame(g, duel.Codec{}, 2), state: &g.State}
+		rg := &replayGame{ReplayGame: netplay.NewReplayGame(g, duel.Codec{}, 2), state: &g.State, slack: slack}
 		played, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
 		res, err := rec.Play(played, rg, nil)
@@ -67,12 +77,13 @@ type replayGame struct {
 	*netplay.ReplayGame[duel.Input]
 	state   *duel.State
 	checked uint64 // the last tick whose checksum was compared
+	slack   uint64 // how many ticks past it may come before the next checksum
 }
 
 func (r *replayGame) Update(u *gameloop.Update) error {
-	if u.Tick > r.checked+1 {
-		return fmt.Errorf("no checksum recorded for tick %d, where a recording of duel holds one for every tick: "+
-			"the recording is damaged, or was not made by duel", r.checked+1)
+	if u.Tick > r.checked+r.slack {
+		return fmt.Errorf("no checksum recorded for tick %d, where a recording of duel holds one for every tick "+
+			"(a relay's, one a second): the recording is damaged, or was not made by duel", r.checked+r.slack)
 	}
 	return r.ReplayGame.Update(u)
 }

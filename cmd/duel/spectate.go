@@ -28,6 +28,9 @@ func (a *app) startSpectator(host net.Addr) error {
 		RecordName:     duelnet.RecordName,
 		RecordMeta:     duelnet.StartMeta(a.opts.seed),
 	}
+	if a.opts.relay != "" {
+		cfg.Relay, cfg.Match, cfg.Token = host, a.opts.match, a.opts.tokenBytes
+	}
 	s, err := netplay.NewSpectator(a.conn, host, 2, cfg)
 	if err != nil {
 		return fmt.Errorf("starting the session: %w", err)

@@ -153,9 +153,19 @@ func Message(e *netplay.Event, local int) (string, bool) {
 		return fmt.Sprintf("synchronizing with the other player: %d of %d", e.Count, e.Total), true
 	case netplay.EventRunning:
 		return "playing: " + SideName(local) + " paddle is yours", true
+	case netplay.EventSynchronized:
+		if e.Handle < 0 {
+			return "joined the match at the relay: waiting for the other player", true
+		}
 	case netplay.EventInterrupted:
+		if e.Handle < 0 {
+			return fmt.Sprintf("the relay is not heard from: giving it up in %v", e.Timeout.Round(100*time.Millisecond)), true
+		}
 		return fmt.Sprintf("the other player is not heard from: disconnecting in %v", e.Timeout.Round(100*time.Millisecond)), true
 	case netplay.EventResumed:
+		if e.Handle < 0 {
+			return "the relay is back", true
+		}
 		return "the other player is back", true
 	case netplay.EventDisconnected:
 		if e.Reason != netplay.ReasonLeft {

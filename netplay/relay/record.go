@@ -8,10 +8,10 @@ import (
 	"github.com/gameloop-go/gameloop/replay"
 )
 
-// recordLagSeconds is how far behind its match a recording writes, in seconds of ticks: the
+// RecordLagSeconds is how far behind its match a recording writes, in seconds of ticks: the
 // players report the checksum of a tick once it is final at their end, a round trip or so
 // after the relay confirms it.
-const recordLagSeconds = 2
+const RecordLagSeconds = 2
 
 // recording writes a match's confirmed inputs, as a netplay session's Config.Record does: each
 // player's input of each tick as a player input record of its status (netplay.Confirmed, or
@@ -32,13 +32,17 @@ type recording struct {
 	released bool
 }
 
-func newRecording(w io.WriteCloser, cfg MatchConfig) (*recording, error) {
-	r, err := replay.NewRecorder(w, cfg.TickRate, &replay.RecordOptions{PlayerInputs: true})
+// RecordName is the name in the header of a relay's recordings (Options.Record); their Meta is
+// "match=" and the match's name.
+const RecordName = "relay"
+
+func newRecording(w io.WriteCloser, name string, cfg MatchConfig) (*recording, error) {
+	r, err := replay.NewRecorder(w, cfg.TickRate, &replay.RecordOptions{Name: RecordName, Meta: []byte("match=" + name), PlayerInputs: true})
 	if err != nil {
 		return nil, err
 	}
 	return &recording{w: w, r: r, data: make([]byte, 1+cfg.InputSize), tickBuf: make([]byte, cfg.Players*cfg.InputSize),
-		sums: map[uint64]uint64{}, lag: uint64(recordLagSeconds * cfg.TickRate), players: cfg.Players, size: cfg.InputSize}, nil
+		sums: map[uint64]uint64{}, lag: uint64(RecordLagSeconds * cfg.TickRate), players: cfg.Players, size: cfg.InputSize}, nil
 }
 
 // sum notes a player's checksum of tick, unless written already; it reports false if another

@@ -592,7 +592,7 @@ func (r *Relay) createMatch(name string, cfg MatchConfig) (*match, error) {
 			r.forget(mt, nil, true)
 			return nil, fmt.Errorf("%w: recording match %q: %w", ErrFull, name, err)
 		}
-		mt.rec, err = newRecording(w, cfg)
+		mt.rec, err = newRecording(w, name, cfg)
 		if err != nil {
 			r.m.recordErrors.Add(1)
 			w.Close()
