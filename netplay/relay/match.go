@@ -345,31 +345,39 @@ func (mt *match) removeSpectator(sp *member) {
 
 // update runs the match as of now, due being when the update was due: it starts the match once
 // every player is there, confirms the ticks due, drops the players unheard, and sends every
-// member what it has not acknowledged.
+// member what it has not acknowledged (after the match's mutex is released), noting how late
+// after due that went.
 func (mt *match) update(now, due time.Duration) {
-	mt.mu.Lock()
-	defer mt.mu.Unlock()
-	if mt.ended {
-		return
-	}
 	r := mt.r
 	s := r.sender()
-	defer r.release(s)
+	mt.mu.Lock()
+	ticked := mt.updateLocked(s, now, due)
+	mt.mu.Unlock()
+	r.release(s)
+	if ticked {
+		r.m.lateness.observe(r.now() - due)
+	}
+}
+
+// updateLocked is update with the match's mutex held; it reports whether the match ran.
+func (mt *match) updateLocked(s *sender, now, due time.Duration) bool {
+	if mt.ended {
+		return false
+	}
+	r := mt.r
 	if !mt.auth.Started() {
 		if mt.joined < mt.cfg.Players {
 			mt.waitingRoom(s, now)
-			return
+			return false
 		}
 		if err := mt.auth.Start(due); err != nil {
 			panic(err) // not started, checked above
 		}
-		r.m.lateness.observe(now - due)
 		for _, p := range mt.players {
 			mt.sendTicks(s, p, now)
 		}
-		return
+		return true
 	}
-	r.m.lateness.observe(now - due)
 	before := mt.auth.Stats()
 	n := mt.auth.Advance(now)
 	after := mt.auth.Stats()
@@ -415,6 +423,7 @@ func (mt *match) update(now, due time.Duration) {
 	if mt.auth.Dropped().Len() == mt.cfg.Players {
 		mt.endLocked(s, reasonEmpty)
 	}
+	return n > 0
 }
 
 // waitingRoom keeps the players of a match not started yet: a keep-alive for each, a slot

@@ -36,9 +36,16 @@ const (
 
 var dropNames = [dropEnd]string{"timeout", "left", "owner", "behind", "spectator"}
 
-// latencyBuckets are the upper bounds of the tick lateness histogram.
-var latencyBuckets = [...]time.Duration{100 * time.Microsecond, 250 * time.Microsecond, 500 * time.Microsecond,
-	time.Millisecond, 2 * time.Millisecond, 5 * time.Millisecond, 10 * time.Millisecond, 25 * time.Millisecond}
+// latencyBuckets are the upper bounds of the tick lateness histogram: 10 µs, then each a
+// quarter more than the one before, to 1.4 s; one more bucket takes what is later.
+var latencyBuckets = func() (b [54]time.Duration) {
+	d := 10 * time.Microsecond
+	for i := range b {
+		b[i] = d
+		d += d / 4
+	}
+	return b
+}()
 
 // metrics are a relay's counters, updated from any goroutine.
 type metrics struct {
@@ -62,10 +69,11 @@ func (m *metrics) refuse(reason int) {
 func (m *metrics) drop(why int)            { m.drops[why].Add(1) }
 func (m *metrics) dropN(why int, n uint64) { m.drops[why].Add(n) }
 
-// histogram counts durations in latencyBuckets, and their sum.
+// histogram counts durations in latencyBuckets, and their sum and the greatest.
 type histogram struct {
 	counts [len(latencyBuckets) + 1]atomic.Uint64
 	sum    atomic.Int64
+	most   atomic.Int64
 }
 
 func (h *histogram) observe(d time.Duration) {
@@ -76,6 +84,69 @@ func (h *histogram) observe(d time.Duration) {
 	}
 	h.counts[i].Add(1)
 	h.sum.Add(int64(d))
+	for {
+		m := h.most.Load()
+		if int64(d) <= m || h.most.CompareAndSwap(m, int64(d)) {
+			break
+		}
+	}
+}
+
+// snapshot returns the histogram's counts.
+func (h *histogram) snapshot() Lateness {
+	var l Lateness
+	for i := range h.counts {
+		l.Counts[i] = h.counts[i].Load()
+		l.Count += l.Counts[i]
+	}
+	l.Sum = time.Duration(h.sum.Load())
+	l.Max = time.Duration(h.most.Load())
+	return l
+}
+
+// Lateness is how late the relay sent each match's confirmed inputs after their tick's
+// deadline (from the deadline to the end of the update that sent them), as a histogram.
+type Lateness struct {
+	// Count is how many updates were measured; Sum their lateness together; Max the
+	// greatest ever (not only of the updates counted, for a difference of two).
+	Count uint64
+	Sum   time.Duration
+	Max   time.Duration
+	// Counts are the updates in each bucket: up to LatenessBounds[i], and past the last.
+	Counts [len(latencyBuckets) + 1]uint64
+}
+
+// LatenessBounds are the upper bounds of Lateness's buckets: 10 µs, then each a quarter
+// more, to 1.4 s.
+func LatenessBounds() []time.Duration { return latencyBuckets[:] }
+
+// Sub returns the updates counted in l and not in earlier: those of the time between.
+func (l Lateness) Sub(earlier Lateness) Lateness {
+	d := Lateness{Count: l.Count - earlier.Count, Sum: l.Sum - earlier.Sum, Max: l.Max}
+	for i := range l.Counts {
+		d.Counts[i] = l.Counts[i] - earlier.Counts[i]
+	}
+	return d
+}
+
+// Quantile returns the upper bound of the bucket holding the q-th quantile of the updates
+// counted (q 0 to 1): within a quarter of the true value; 0 if none.
+func (l Lateness) Quantile(q float64) time.Duration {
+	if l.Count == 0 {
+		return 0
+	}
+	rank := uint64(q*float64(l.Count-1)) + 1
+	var cum uint64
+	for i, c := range l.Counts {
+		cum += c
+		if cum >= rank {
+			if i < len(latencyBuckets) {
+				return latencyBuckets[i]
+			}
+			return l.Max
+		}
+	}
+	return l.Max
 }
 
 // Metrics is a snapshot of what a relay has done.
@@ -98,6 +169,9 @@ type Metrics struct {
 	Dropped map[string]uint64
 	// Cookies counts the cookies sent to unproven addresses.
 	Cookies uint64
+	// Lateness is how late each match update sent its confirmed inputs after the tick's
+	// deadline.
+	Lateness Lateness
 }
 
 // Metrics returns a snapshot of the relay's counters.
@@ -120,6 +194,7 @@ func (r *Relay) Metrics() Metrics {
 	mt.BytesIn, mt.BytesOut = m.bytesIn.Load(), m.bytesOut.Load()
 	mt.Ticks, mt.Replaced = m.ticks.Load(), m.replaced.Load()
 	mt.Cookies = m.cookies.Load()
+	mt.Lateness = m.lateness.snapshot()
 	for i := 1; i < refusedEnd; i++ {
 		mt.Refused[refusedNames[i]] = m.refused[i].Load()
 	}
@@ -178,12 +253,14 @@ func (r *Relay) WriteMetrics(w io.Writer) error {
 	p("# HELP relay_tick_lateness_seconds How late each match update began.\n# TYPE relay_tick_lateness_seconds histogram\n")
 	var cum uint64
 	for i, b := range latencyBuckets {
-		cum += m.lateness.counts[i].Load()
-		p("relay_tick_lateness_seconds_bucket{le=\"%g\"} %d\n", b.Seconds(), cum)
+		cum += s.Lateness.Counts[i]
+		if i%3 == 0 || i == len(latencyBuckets)-1 { // 18 of them, each about twice the last
+			p("relay_tick_lateness_seconds_bucket{le=\"%g\"} %d\n", b.Seconds(), cum)
+		}
 	}
-	cum += m.lateness.counts[len(latencyBuckets)].Load()
+	cum += s.Lateness.Counts[len(latencyBuckets)]
 	p("relay_tick_lateness_seconds_bucket{le=\"+Inf\"} %d\n", cum)
-	p("relay_tick_lateness_seconds_sum %g\nrelay_tick_lateness_seconds_count %d\n", time.Duration(m.lateness.sum.Load()).Seconds(), cum)
+	p("relay_tick_lateness_seconds_sum %g\nrelay_tick_lateness_seconds_count %d\n", s.Lateness.Sum.Seconds(), cum)
 	return err
 }
 
