@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gameloop-go/gameloop"
+	"github.com/gameloop-go/gameloop/netplay"
 	"github.com/gameloop-go/gameloop/netplay/internal/authority"
 	"github.com/gameloop-go/gameloop/netplay/internal/wire"
 )
@@ -598,14 +599,24 @@ func (mt *match) stats() MatchStats {
 // sender collects a match update's packets and sends them together: with one sendmmsg over a
 // netplay.UDPConn on Linux.
 type sender struct {
-	r   *Relay
-	buf []byte
-	pkt [][]byte
-	to  []net.Addr
-	ap  []netip.AddrPort
+	r     *Relay
+	batch *netplay.Batch // over a UDPConn
+	buf   []byte
+	pkt   [][]byte
+	to    []net.Addr
+	ap    []netip.AddrPort
 }
 
-func (r *Relay) newSender() *sender { return &sender{r: r, buf: make([]byte, 0, 16*wire.MaxPacket)} }
+// sendBatch is how many packets a sender sends with one system call, over a UDPConn.
+const sendBatch = 64
+
+func (r *Relay) newSender() *sender {
+	s := &sender{r: r, buf: make([]byte, 0, 16*wire.MaxPacket)}
+	if r.udp != nil {
+		s.batch, _ = netplay.NewBatch(sendBatch)
+	}
+	return s
+}
 
 // sender returns a sender for one update.
 func (r *Relay) sender() *sender { return r.batches.Get().(*sender) }
@@ -618,6 +629,19 @@ func (r *Relay) release(s *sender) {
 
 // add encodes m for addr and sends it with the rest.
 func (s *sender) add(m *wire.Message, addr net.Addr, ap netip.AddrPort) {
+	if s.batch != nil {
+		b, err := wire.Append(s.buf[:0], m)
+		if err != nil {
+			s.r.m.sendErrors.Add(1)
+			return
+		}
+		if !s.batch.Add(b, ap) {
+			s.flush()
+			s.batch.Add(b, ap)
+		}
+		s.r.m.bytesOut.Add(uint64(len(b)))
+		return
+	}
 	if len(s.buf)+wire.MaxPacket > cap(s.buf) {
 		s.flush()
 	}
@@ -635,6 +659,16 @@ func (s *sender) add(m *wire.Message, addr net.Addr, ap netip.AddrPort) {
 
 // flush sends the packets held.
 func (s *sender) flush() {
+	if s.batch != nil {
+		n := s.batch.Queued()
+		if n == 0 {
+			return
+		}
+		sent, _ := s.r.udp.WriteBatch(s.batch)
+		s.r.m.packetsOut.Add(uint64(sent))
+		s.r.m.sendErrors.Add(uint64(n - sent))
+		return
+	}
 	for i, p := range s.pkt {
 		s.r.write(p, s.to[i], s.ap[i])
 	}

@@ -130,7 +130,7 @@ func (l Lateness) Sub(earlier Lateness) Lateness {
 }
 
 // Quantile returns the upper bound of the bucket holding the q-th quantile of the updates
-// counted (q 0 to 1): within a quarter of the true value; 0 if none.
+// counted (q 0 to 1), or Max if less: within a quarter of the true value; 0 if none.
 func (l Lateness) Quantile(q float64) time.Duration {
 	if l.Count == 0 {
 		return 0
@@ -141,7 +141,7 @@ func (l Lateness) Quantile(q float64) time.Duration {
 		cum += c
 		if cum >= rank {
 			if i < len(latencyBuckets) {
-				return latencyBuckets[i]
+				return min(latencyBuckets[i], l.Max)
 			}
 			return l.Max
 		}

@@ -327,8 +327,34 @@ func (r *Relay) shutdown() {
 	}
 }
 
-// readLoop reads and handles packets until the conn fails.
+// readBatch is how many packets the relay reads with one system call, over a UDPConn.
+const readBatch = 64
+
+// readLoop reads and handles packets until the conn fails: over a UDPConn, as many as have
+// arrived at once (recvmmsg on Linux).
 func (r *Relay) readLoop() error {
+	if r.udp != nil {
+		b, err := netplay.NewBatch(readBatch)
+		if err != nil {
+			return err
+		}
+		for {
+			n, err := r.udp.ReadBatch(b)
+			if err != nil {
+				var ne net.Error
+				if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, net.ErrClosed) {
+					return err
+				}
+				r.m.readErrors.Add(1)
+				continue
+			}
+			now := r.now()
+			for i := range n {
+				p, from := b.Packet(i)
+				r.handle(now, p, nil, from)
+			}
+		}
+	}
 	for {
 		var (
 			n    int
