@@ -20,9 +20,9 @@ const (
 	DefaultDisconnectTimeout     = 2 * time.Second
 	DefaultDisconnectNotice      = 500 * time.Millisecond
 	// DefaultRelayTimeout is the DisconnectTimeout of a session through a relay: longer than
-	// the relay's own (3 s by default), so that the relay decides whether a player that went
+	// the relay's own (5 s by default), so that the relay decides whether a player that went
 	// unheard is dropped, and tells it when it comes back.
-	DefaultRelayTimeout = 5 * time.Second
+	DefaultRelayTimeout = 8 * time.Second
 	// DefaultDesyncInterval is how many ticks apart peers compare the checksums of confirmed
 	// ticks when Config.DesyncInterval is 0: once a second at 60 Hz.
 	DefaultDesyncInterval = 60

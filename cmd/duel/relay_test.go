@@ -65,3 +65,36 @@ func TestHeadlessThroughRelay(t *testing.T) {
 		t.Logf("duel -replay %s: %s", filepath.Base(rec), out)
 	}
 }
+
+// TestRelayPlayerStopped: a player's process stopped for 3 s (Ctrl-Z, then fg; a laptop lid)
+// comes back, catches up with the relay and plays on: both players print the same checksum
+// for a tick well after the stop.
+func TestRelayPlayerStopped(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plays a game of 15 seconds")
+	}
+	const n = "900"
+	within := 3*15*time.Second + time.Minute
+	relay := start(t, "relay", bins.relay, "-listen", "127.0.0.1:0", "-metrics", "", "-open")
+	addr := relay.waitFor(relayRE, true, within)
+	a := start(t, "duel a", bins.duel, "-relay", addr, "-match", "lid", "-headless", "-ticks", n, "-bot", "1")
+	a.waitFor(regexp.MustCompile(`(left) paddle is yours`), true, within)
+	b := start(t, "duel b", bins.duel, "-relay", addr, "-match", "lid", "-headless", "-ticks", n, "-bot", "2")
+	b.waitFor(regexp.MustCompile(`(playing): `), true, within)
+	time.Sleep(time.Second)
+	if err := b.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(3 * time.Second)
+	if err := b.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	sumA, lineA, _ := wantChecksum(t, a, n, within)
+	sumB, lineB, errB := wantChecksum(t, b, n, within)
+	t.Logf("a: %s; b: %s", lineA, lineB)
+	if sumA != sumB {
+		t.Fatalf("tick %s: %s and %s\n%s", n, sumA, sumB, errB)
+	}
+	relay.cmd.Process.Signal(syscall.SIGTERM)
+	relay.wait(within)
+}

@@ -99,7 +99,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.maxMatches, "max-matches", relay.DefaultMaxMatches, "the most matches at once")
 	fs.IntVar(&o.maxSpectators, "max-spectators", relay.DefaultMaxSpectators, "the most spectators of one match")
 	fs.IntVar(&o.packetRate, "packet-rate", relay.DefaultPacketRate, "the most packets a second one address may send")
-	fs.DurationVar(&o.timeout, "timeout", 3*time.Second, "how long a player may go unheard before it is dropped")
+	fs.DurationVar(&o.timeout, "timeout", relay.DefaultTimeout, "how long a player may go unheard before it is dropped")
 	fs.IntVar(&o.spectatorDelay, "spectator-delay", 0, "how many ticks behind the players spectators are fed")
 	fs.BoolVar(&o.genkey, "genkey", false, "print a new key line for -keys and exit")
 	fs.BoolVar(&o.token, "token", false, "print a token for -match and -slot, made with -keys' key -key-id, and exit")

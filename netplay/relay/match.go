@@ -83,6 +83,9 @@ func newMatch(r *Relay, name string, cfg MatchConfig) (*match, error) {
 	case cfg.SpectatorDelay < 0:
 		return nil, fmt.Errorf("relay: MatchConfig.SpectatorDelay = %d: negative", cfg.SpectatorDelay)
 	}
+	if cfg.Timeout == 0 {
+		cfg.Timeout = DefaultTimeout
+	}
 	auth, err := authority.New(authority.Config{Slots: cfg.Players, InputSize: cfg.InputSize, TickRate: cfg.TickRate,
 		Window: cfg.Window, Timeout: cfg.Timeout, History: cfg.History})
 	if err != nil {

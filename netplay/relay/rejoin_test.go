@@ -56,7 +56,7 @@ func TestRelayRejoin(t *testing.T) {
 	}
 	// The old session, back: the relay no longer knows its address.
 	a.frozen = 0
-	sr.run(sr.now + 6*time.Second)
+	sr.run(sr.now + 10*time.Second)
 	if !errors.Is(a.err, netplay.ErrDisconnected) {
 		t.Errorf("the old session: %v, want it to give the relay up", a.err)
 	}

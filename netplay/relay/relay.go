@@ -60,6 +60,8 @@ const (
 	// DefaultStrangerRate is how many packets a second from addresses not yet admitted the
 	// relay answers, all of them together.
 	DefaultStrangerRate = 20_000
+	// DefaultTimeout is how long a player may go unheard before it is dropped, by default.
+	DefaultTimeout = 5 * time.Second
 	// MaxMatchName is the longest match name.
 	MaxMatchName = wire.MaxMatch
 )
@@ -106,7 +108,9 @@ type MatchConfig struct {
 	Players, InputSize, TickRate int
 	// Window is how many ticks ahead of the last confirmed one an input may be: 0 means 32.
 	Window int
-	// Timeout is how long a player may go unheard before it is dropped: 0 means 3 s.
+	// Timeout is how long a player may go unheard before it is dropped: 0 means
+	// DefaultTimeout. A player back from a shorter stall (a background tab, a laptop lid
+	// closed and opened) catches up and plays on.
 	Timeout time.Duration
 	// History is how many confirmed ticks are kept for players coming back and spectators:
 	// 0 means a minute's. A player or spectator further behind is dropped.

@@ -65,7 +65,7 @@ func TestRelaySpectators(t *testing.T) {
 	}
 	sr.agree()
 	// The slow one, back: the relay no longer knows it.
-	sr.run(sr.now + 12*time.Second)
+	sr.run(sr.now + 16*time.Second)
 	var lost *netplay.HostLostError
 	if !errors.As(slow.err, &lost) {
 		t.Errorf("the spectator back after 10 s: %v, want a HostLostError", slow.err)
