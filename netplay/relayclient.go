@@ -38,6 +38,9 @@ const (
 	// relayBehind is how many ticks behind its aim a player may run before it runs an extra
 	// tick to catch up.
 	relayBehind = 0.75
+	// relayJump is how many ticks behind its average a player must find itself to take it
+	// as a jump (back from a stall) rather than noise.
+	relayJump = 5.0
 )
 
 // relayLink is what a session keeps of its relay, besides the peer (Session.peers[0]).
@@ -458,16 +461,13 @@ func (s *Session[I]) relayTimeSync() int {
 		return 1
 	}
 	sample := s.relayAim()
-	if !rl.haveAhead {
+	switch {
+	case !rl.haveAhead:
 		rl.ahead, rl.haveAhead = sample, true // where it starts, which may be ticks off
-	} else {
+	case sample < rl.ahead-relayJump:
+		rl.ahead = sample // back from a stall: ticks behind at once
+	default:
 		rl.ahead += (sample - rl.ahead) / aheadSamples
-	}
-	// Decided ticks not yet run: run them at once, as many as a call takes.
-	if behind := rl.confirmed - min(rl.confirmed, s.tick); behind > 2 {
-		n := int(min(behind, relayCatchUp))
-		rl.ahead += float64(n - 1)
-		return n
 	}
 	ticks := 1
 	switch {

@@ -238,8 +238,9 @@ func (mt *match) welcome(mb *member) {
 	mt.r.sendTo(m, mb.addr, mb.key.ap, mb)
 }
 
-// receive handles a message from member mb, which arrived at now.
-func (mt *match) receive(now time.Duration, mb *member, m *wire.Message) {
+// receive handles a message from member mb, which arrived at now; the ticks its inputs let the
+// match confirm go to every member in s.
+func (mt *match) receive(now time.Duration, mb *member, m *wire.Message, s *sender) {
 	r := mt.r
 	if m.Session != mb.session {
 		r.m.refuse(refusedSession)
@@ -285,6 +286,13 @@ func (mt *match) receive(now time.Duration, mb *member, m *wire.Message) {
 			// A copy of an input already there, or one too late (its tick confirmed
 			// with the last input again), changes nothing.
 			mt.auth.Input(now, mb.slot, t, raw[i*mt.cfg.InputSize:][:mt.cfg.InputSize])
+		}
+		// A tick whose inputs are all in is confirmed now, and sent, rather than at its
+		// deadline: the players learn each other's inputs a hop after they were sent.
+		if n := mt.auth.ConfirmReady(); n > 0 {
+			r.m.ticks.Add(uint64(n))
+			r.m.lateness.observe(0)
+			mt.sendAll(s, now)
 		}
 	case wire.KindQualityReport:
 		mt.out = wire.Message{}
@@ -404,21 +412,27 @@ func (mt *match) updateLocked(s *sender, now, due time.Duration) bool {
 		}
 		mt.gone = dropped
 	}
-	for _, p := range mt.players {
-		if p != nil && !p.dropped && (n > 0 || now-p.lastSent >= keepAlive) {
-			mt.sendTicks(s, p, now)
-		}
-	}
 	for i := 0; i < len(mt.spectators); i++ {
-		sp := mt.spectators[i]
-		if now-sp.heard > mt.cfg.Timeout {
+		if sp := mt.spectators[i]; now-sp.heard > mt.cfg.Timeout {
 			mt.removeSpectator(sp)
 			r.m.drop(dropSpectator)
 			i--
-			continue
 		}
-		if n > 0 || now-sp.lastSent >= keepAlive {
-			mt.sendTicks(s, sp, now)
+	}
+	if n > 0 {
+		mt.sendAll(s, now)
+	} else {
+		// The ticks confirmed early went out as they were (each packet carries every tick
+		// not acknowledged, so one lost costs nothing once the next goes): a keep-alive only.
+		for _, p := range mt.players {
+			if p != nil && !p.dropped && now-p.lastSent >= keepAlive {
+				mt.sendTicks(s, p, now)
+			}
+		}
+		for _, sp := range mt.spectators {
+			if now-sp.lastSent >= keepAlive {
+				mt.sendTicks(s, sp, now)
+			}
 		}
 	}
 	if mt.rec != nil {
@@ -428,6 +442,18 @@ func (mt *match) updateLocked(s *sender, now, due time.Duration) bool {
 		mt.endLocked(s, reasonEmpty)
 	}
 	return n > 0
+}
+
+// sendAll queues for every player and spectator the confirmed ticks it does not have.
+func (mt *match) sendAll(s *sender, now time.Duration) {
+	for _, p := range mt.players {
+		if p != nil && !p.dropped {
+			mt.sendTicks(s, p, now)
+		}
+	}
+	for _, sp := range mt.spectators {
+		mt.sendTicks(s, sp, now)
+	}
 }
 
 // waitingRoom keeps the players of a match not started yet: a keep-alive for each, a slot
@@ -467,15 +493,16 @@ func (mt *match) sendTicks(s *sender, mb *member, now time.Duration) {
 	m.InputSize = mt.cfg.InputSize
 	m.Players = n
 	confirmed := mt.auth.Confirmed()
-	dropped := mt.auth.Dropped()
+	// A player's status: the relay's clock (the last tick due, which players aim their inputs
+	// by: the ticks confirmed may run ahead of it), or its cutoff once dropped.
+	clock := int64(mt.auth.Due(now))
 	for h := range n {
 		if cut, ok := mt.auth.Cutoff(h); ok {
 			m.Status[h] = wire.PlayerStatus{Disconnected: true, LastTick: int64(cut)}
 		} else {
-			m.Status[h] = wire.PlayerStatus{LastTick: int64(confirmed)}
+			m.Status[h] = wire.PlayerStatus{LastTick: clock}
 		}
 	}
-	_ = dropped
 	m.AckTick = wire.NoTick
 	last := confirmed
 	if mb.slot == wire.SpectatorSlot {

@@ -353,10 +353,12 @@ func (r *Relay) readLoop() error {
 				continue
 			}
 			now := r.now()
+			s := r.sender() // what the packets' ticks confirmed early send, together
 			for i := range n {
 				p, from := b.Packet(i)
-				r.handle(now, p, nil, from)
+				r.handle(now, p, nil, from, s)
 			}
+			r.release(s)
 		}
 	}
 	for {
@@ -385,7 +387,9 @@ func (r *Relay) readLoop() error {
 			r.m.readErrors.Add(1)
 			continue
 		}
-		r.handle(r.now(), r.buf[:n], addr, ap)
+		s := r.sender()
+		r.handle(r.now(), r.buf[:n], addr, ap, s)
+		r.release(s)
 	}
 }
 
@@ -398,17 +402,20 @@ func (r *Relay) poll(now time.Duration) {
 	if !ok {
 		panic("relay: poll needs a conn with TryReadFrom")
 	}
+	s := r.sender()
+	defer r.release(s)
 	for {
 		n, addr, ok := tr.TryReadFrom(r.buf)
 		if !ok {
 			return
 		}
-		r.handle(now, r.buf[:n], addr, netip.AddrPort{})
+		r.handle(now, r.buf[:n], addr, netip.AddrPort{}, s)
 	}
 }
 
-// handle handles one packet from addr (or ap), which arrived at now.
-func (r *Relay) handle(now time.Duration, pkt []byte, addr net.Addr, ap netip.AddrPort) {
+// handle handles one packet from addr (or ap), which arrived at now; what it sends to the
+// members of a match (the ticks its inputs let the match confirm) goes in s.
+func (r *Relay) handle(now time.Duration, pkt []byte, addr net.Addr, ap netip.AddrPort, s *sender) {
 	r.m.packetsIn.Add(1)
 	r.m.bytesIn.Add(uint64(len(pkt)))
 	k := keyOf(addr, ap)
@@ -446,7 +453,7 @@ func (r *Relay) handle(now time.Duration, pkt []byte, addr net.Addr, ap netip.Ad
 		r.join(now, k, mb.addr)
 		return
 	}
-	mb.match.receive(now, mb, &r.msg)
+	mb.match.receive(now, mb, &r.msg, s)
 }
 
 // cookie returns the cookie of address k in the cookie epoch (10 s) epoch.

@@ -313,14 +313,38 @@ func (m *Match) Advance(now time.Duration) int {
 			m.stats.TimedOut++
 		}
 	}
-	due := uint64((now - m.start) / m.period)
-	due = min(due, wire.MaxTick)
+	due := m.Due(now)
 	n := 0
 	for m.confirmed < due {
 		m.confirm(m.confirmed + 1)
 		n++
 	}
 	return n
+}
+
+// ConfirmReady confirms, before their deadlines, the ticks after the last confirmed for which
+// every player not dropped has given its input, in a row, and returns how many: a tick waits
+// for its deadline only while an input is missing. Call it after the inputs of a packet.
+func (m *Match) ConfirmReady() int {
+	need := wire.HandleSet(1<<m.cfg.Slots-1) &^ m.gone
+	if !m.started || need == 0 {
+		return 0
+	}
+	n := 0
+	for m.confirmed < wire.MaxTick && m.aheadHas[(m.confirmed+1)%uint64(m.cfg.Window)]&need == need {
+		m.confirm(m.confirmed + 1)
+		n++
+	}
+	return n
+}
+
+// Due returns the last tick whose deadline has passed at now: the match's clock, which the
+// ticks confirmed may run ahead of (ConfirmReady). 0 before Start.
+func (m *Match) Due(now time.Duration) uint64 {
+	if !m.started || now < m.start {
+		return 0
+	}
+	return min(uint64((now-m.start)/m.period), wire.MaxTick)
 }
 
 // confirm decides tick t, the one after the last confirmed.

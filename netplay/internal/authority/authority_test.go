@@ -301,12 +301,35 @@ func fuzzBody(t *testing.T, ops []byte) {
 				if v == Accepted {
 					sent[key{s, k}] = arg
 				}
-			case 2: // time passes
+			case 2: // time passes, or the ticks ready are confirmed
 				before := m.Confirmed()
-				now += time.Duration(arg) * period / 8
-				n := m.Advance(now)
-				if due := uint64(now / period); m.Confirmed() != due || uint64(n) != due-before {
-					t.Fatalf("at %v: confirmed %d (+%d), want %d", now, m.Confirmed(), n, due)
+				var n int
+				if arg&0x80 != 0 {
+					n = m.ConfirmReady()
+					for k := before + 1; k <= m.Confirmed(); k++ {
+						for s := range slots {
+							if _, ok := sent[key{s, k}]; !ok && !m.gone.Has(s) {
+								t.Fatalf("tick %d confirmed early without slot %d's input", k, s)
+							}
+						}
+					}
+					if k := m.Confirmed() + 1; m.gone.Len() < slots {
+						ready := true
+						for s := range slots {
+							if _, ok := sent[key{s, k}]; !ok && !m.gone.Has(s) {
+								ready = false
+							}
+						}
+						if ready {
+							t.Fatalf("tick %d ready but not confirmed (%d confirmed early)", k, n)
+						}
+					}
+				} else {
+					now += time.Duration(arg) * period / 8
+					n = m.Advance(now)
+					if due := uint64(now / period); m.Confirmed() != max(due, before) || uint64(n) != max(due, before)-before {
+						t.Fatalf("at %v: confirmed %d (+%d), want %d", now, m.Confirmed(), n, max(due, before))
+					}
 				}
 				for k := before + 1; k <= m.Confirmed(); k++ {
 					want := make([]byte, slots)
