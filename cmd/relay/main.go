@@ -79,6 +79,7 @@ type options struct {
 	packetRate      int
 	timeout         time.Duration
 	spectatorDelay  int
+	atDeadline      bool
 	genkey          bool
 	token           bool
 	match           string
@@ -101,6 +102,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.packetRate, "packet-rate", relay.DefaultPacketRate, "the most packets a second one address may send")
 	fs.DurationVar(&o.timeout, "timeout", relay.DefaultTimeout, "how long a player may go unheard before it is dropped")
 	fs.IntVar(&o.spectatorDelay, "spectator-delay", 0, "how many ticks behind the players spectators are fed")
+	fs.BoolVar(&o.atDeadline, "at-deadline", false, "confirm each tick at its deadline only, even when every input is in before (the same delay for every player)")
 	fs.BoolVar(&o.genkey, "genkey", false, "print a new key line for -keys and exit")
 	fs.BoolVar(&o.token, "token", false, "print a token for -match and -slot, made with -keys' key -key-id, and exit")
 	fs.StringVar(&o.match, "match", "", "the match of -token")
@@ -236,7 +238,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		return makeToken(o, stdout)
 	}
 	opts := &relay.Options{MaxMatches: o.maxMatches, MaxSpectators: o.maxSpectators, PacketRate: o.packetRate,
-		OpenMatch: relay.MatchConfig{Timeout: o.timeout, SpectatorDelay: o.spectatorDelay}}
+		OpenMatch: relay.MatchConfig{Timeout: o.timeout, SpectatorDelay: o.spectatorDelay, AtDeadline: o.atDeadline}}
 	if o.keys != "" {
 		if opts.Keys, err = readKeys(o.keys); err != nil {
 			return fmt.Errorf("-keys: %w", err)

@@ -2,8 +2,10 @@
 // players at R ticks a second over real UDP on 127.0.0.1, the relay in a process of its own
 // and the players simulated in others. For each row it reports the relay process's CPU (user
 // and system, getrusage, as a share of one core), the packets and bytes it received and sent a
-// second, and how late it sent each match's confirmed inputs after the tick's deadline (p50,
-// p99, max: from the deadline to the end of the update that sent them).
+// second, how long it took to forward the ticks that the players' inputs completed before their
+// deadline (fwd p50, p99: from reading the packets to the end of sending), and how late after
+// their deadline it sent the ticks that waited for it (late p50, p99, max; with -at-deadline,
+// every tick; µs, each to within a quarter).
 //
 //	go run ./cmd/relaybench -rows 100x2,1000x2 -seconds 10
 //
@@ -55,6 +57,7 @@ type options struct {
 	players        int
 	ip             int
 	resolution     time.Duration
+	atDeadline     bool
 }
 
 // row is one configuration measured: matches of players.
@@ -87,6 +90,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.clients, "clients", 0, "processes simulating the players (0: one per 15,000 players, at least 1)")
 	fs.IntVar(&o.runs, "runs", 1, "times each row is measured (the median of each figure is printed)")
 	fs.DurationVar(&o.resolution, "resolution", 0, "the relay's gameloop.SharedClock resolution (0: its default, 1ms)")
+	fs.BoolVar(&o.atDeadline, "at-deadline", false, "confirm every tick at its deadline only (relay.MatchConfig.AtDeadline)")
 	fs.StringVar(&o.role, "role", "", "internal: relay or players")
 	fs.StringVar(&o.relayAddr, "relay", "", "internal: the relay's address")
 	fs.IntVar(&o.first, "first", 0, "internal: the first match of a players process")
@@ -131,7 +135,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return &cli.UsageError{Err: fmt.Errorf("-role: %q", o.role)}
 	}
 	fmt.Fprintf(stdout, "relaybench: %d Hz, %g s a row after %g s, GOMAXPROCS %d, %d CPUs\n", o.hz, o.seconds, o.warmup, runtime.GOMAXPROCS(0), runtime.NumCPU())
-	fmt.Fprintf(stdout, "%-10s %8s %7s %10s %10s %10s %10s %9s %9s %9s %9s %9s\n", "row", "CPU %", "user %", "pkts in/s", "pkts out/s", "KB in/s", "KB out/s", "p50 µs", "p99 µs", "max µs", "replaced", "dropped")
+	fmt.Fprintf(stdout, "%-10s %7s %7s %10s %10s %9s %9s %8s %8s %8s %8s %8s %9s %8s\n", "row", "CPU %", "user %", "pkts in/s", "pkts out/s",
+		"KB in/s", "KB out/s", "fwd p50", "fwd p99", "late p50", "late p99", "late max", "replaced", "dropped")
 	for _, r := range o.rows {
 		var res []result
 		for range o.runs {
@@ -142,8 +147,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			res = append(res, x)
 		}
 		m := medianResult(res)
-		fmt.Fprintf(stdout, "%-10s %8.1f %7.1f %10.0f %10.0f %10.0f %10.0f %9.0f %9.0f %9.0f %9d %9d\n", r, m.CPU, m.User, m.PacketsIn, m.PacketsOut,
-			m.BytesIn/1000, m.BytesOut/1000, m.P50, m.P99, m.Max, m.Replaced, m.Dropped)
+		fmt.Fprintf(stdout, "%-10s %7.1f %7.1f %10.0f %10.0f %9.0f %9.0f %8.0f %8.0f %8.0f %8.0f %8.0f %9d %8d\n", r, m.CPU, m.User, m.PacketsIn, m.PacketsOut,
+			m.BytesIn/1000, m.BytesOut/1000, m.FwdP50, m.FwdP99, m.P50, m.P99, m.Max, m.Replaced, m.Dropped)
 	}
 	return nil
 }
@@ -154,7 +159,8 @@ type result struct {
 	User                    float64 // of it, in user mode (the rest: the kernel's, on the relay's behalf)
 	PacketsIn, PacketsOut   float64 // a second
 	BytesIn, BytesOut       float64 // a second
-	P50, P99, Max           float64 // µs
+	P50, P99, Max           float64 // µs: ticks sent after their deadline
+	FwdP50, FwdP99          float64 // µs: ticks confirmed early, from the packets that completed them
 	Replaced                uint64
 	Dropped                 int64             // packets the relay's socket dropped, its buffer full
 	Refused                 map[string]uint64 // packets the relay refused, by reason
@@ -184,6 +190,8 @@ func medianResult(rs []result) result {
 		P50:        med(func(r result) float64 { return r.P50 }),
 		P99:        med(func(r result) float64 { return r.P99 }),
 		Max:        med(func(r result) float64 { return r.Max }),
+		FwdP50:     med(func(r result) float64 { return r.FwdP50 }),
+		FwdP99:     med(func(r result) float64 { return r.FwdP99 }),
 		Replaced:   uint64(med(func(r result) float64 { return float64(r.Replaced) })),
 		Dropped:    int64(med(func(r result) float64 { return float64(r.Dropped) })),
 	}
@@ -195,7 +203,8 @@ func measure(ctx context.Context, o options, r row) (result, error) {
 	if err != nil {
 		return result{}, err
 	}
-	relay := exec.CommandContext(ctx, self, "-role", "relay", "-hz", strconv.Itoa(o.hz), "-resolution", o.resolution.String())
+	relay := exec.CommandContext(ctx, self, "-role", "relay", "-hz", strconv.Itoa(o.hz), "-resolution", o.resolution.String(),
+		"-at-deadline="+strconv.FormatBool(o.atDeadline))
 	relay.Stderr = os.Stderr
 	relayIn, err := relay.StdinPipe()
 	if err != nil {

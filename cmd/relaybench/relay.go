@@ -33,7 +33,7 @@ func runRelay(ctx context.Context, o options, stdout io.Writer) error {
 	defer clock.Close()
 	pool := gameloop.NewPool(clock, nil)
 	defer pool.Close()
-	r, err := relay.New(conn, pool, &relay.Options{MaxMatches: 1_000_000})
+	r, err := relay.New(conn, pool, &relay.Options{MaxMatches: 1_000_000, OpenMatch: relay.MatchConfig{AtDeadline: o.atDeadline}})
 	if err != nil {
 		return err
 	}
@@ -66,7 +66,7 @@ func runRelay(ctx context.Context, o options, stdout io.Writer) error {
 			user, sys := processCPU()
 			m, wall := r.Metrics(), time.Since(startAt)
 			sec := wall.Seconds()
-			late := m.Lateness.Sub(startM.Lateness)
+			late, fwd := m.Lateness.Sub(startM.Lateness), m.Forward.Sub(startM.Forward)
 			us := func(d time.Duration) float64 { return float64(d) / 1e3 }
 			res := result{
 				CPU:        100 * (user + sys - startUser - startSys).Seconds() / sec,
@@ -78,6 +78,8 @@ func runRelay(ctx context.Context, o options, stdout io.Writer) error {
 				P50:        us(late.Quantile(0.5)),
 				P99:        us(late.Quantile(0.99)),
 				Max:        us(late.Max),
+				FwdP50:     us(fwd.Quantile(0.5)),
+				FwdP99:     us(fwd.Quantile(0.99)),
 				Replaced:   m.Replaced - startM.Replaced,
 				Matches:    uint64(m.Matches),
 				Players:    uint64(m.Players),

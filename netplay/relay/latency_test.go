@@ -40,19 +40,23 @@ func inputLatency(t *testing.T, a, b *netplay.Session[byte], step func(time.Dura
 // TestRelayLatency: a player's input reaches the other player through a relay at most a tick
 // later than it would peer to peer over the same path (20 ms each way to the relay, 40 ms
 // peer to peer): a tick is confirmed as soon as every player's input for it is in, not at its
-// deadline, so the relay adds no more than its hop.
+// deadline, so the relay adds no more than its hop. With MatchConfig.AtDeadline it waits for
+// the deadline: two ticks and the way there more.
 func TestRelayLatency(t *testing.T) {
 	const end = 8 * time.Second
 	leg := netsim.Conditions{Latency: 20 * time.Millisecond}
-	// Through a relay.
-	sr := newSimRelay(t, 11, nil)
-	for _, n := range []string{"a", "b"} {
-		sr.net.SetConditions(n, "relay", leg)
-		sr.net.SetConditions("relay", n, leg)
+	// Through a relay, and through one that confirms ticks at their deadlines only.
+	through := func(atDeadline bool) time.Duration {
+		sr := newSimRelay(t, 11, &Options{OpenMatch: MatchConfig{AtDeadline: atDeadline}})
+		for _, n := range []string{"a", "b"} {
+			sr.net.SetConditions(n, "relay", leg)
+			sr.net.SetConditions("relay", n, leg)
+		}
+		a := sr.player("a", "m", 0, 2, nil, func(c *netplay.Config[byte]) { c.PredictionWindow = 30 })
+		b := sr.player("b", "m", 1, 2, nil, func(c *netplay.Config[byte]) { c.PredictionWindow = 30 })
+		return inputLatency(t, a.s, b.s, func(now time.Duration) { sr.run(now + time.Millisecond) }, end)
 	}
-	a := sr.player("a", "m", 0, 2, nil, func(c *netplay.Config[byte]) { c.PredictionWindow = 30 })
-	b := sr.player("b", "m", 1, 2, nil, func(c *netplay.Config[byte]) { c.PredictionWindow = 30 })
-	relayed := inputLatency(t, a.s, b.s, func(now time.Duration) { sr.run(now + time.Millisecond) }, end)
+	relayed, atDeadline := through(false), through(true)
 
 	// Peer to peer, 40 ms each way.
 	nw := netsim.NewNetwork(11)
@@ -91,8 +95,11 @@ func TestRelayLatency(t *testing.T) {
 			}
 		}
 	}, end)
-	t.Logf("an input's way to the other player: %v peer to peer, %v through the relay", direct, relayed)
+	t.Logf("an input's way to the other player: %v peer to peer, %v through the relay, %v with ticks at their deadlines", direct, relayed, atDeadline)
 	if relayed > direct+period {
 		t.Errorf("through the relay %v, peer to peer %v: more than a tick more", relayed, direct)
+	}
+	if atDeadline < relayed+2*period {
+		t.Errorf("with ticks at their deadlines %v, against %v: not held to them", atDeadline, relayed)
 	}
 }

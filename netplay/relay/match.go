@@ -289,9 +289,12 @@ func (mt *match) receive(now time.Duration, mb *member, m *wire.Message, s *send
 		}
 		// A tick whose inputs are all in is confirmed now, and sent, rather than at its
 		// deadline: the players learn each other's inputs a hop after they were sent.
+		if mt.cfg.AtDeadline {
+			return
+		}
 		if n := mt.auth.ConfirmReady(); n > 0 {
 			r.m.ticks.Add(uint64(n))
-			r.m.lateness.observe(0)
+			s.confirmed = true
 			mt.sendAll(s, now)
 		}
 	case wire.KindQualityReport:
@@ -629,12 +632,13 @@ func (mt *match) stats() MatchStats {
 // sender collects a match update's packets and sends them together: with one sendmmsg over a
 // netplay.UDPConn on Linux.
 type sender struct {
-	r     *Relay
-	batch *netplay.Batch // over a UDPConn
-	buf   []byte
-	pkt   [][]byte
-	to    []net.Addr
-	ap    []netip.AddrPort
+	r         *Relay
+	confirmed bool           // ticks were confirmed early: what it sends is their forwarding
+	batch     *netplay.Batch // over a UDPConn
+	buf       []byte
+	pkt       [][]byte
+	to        []net.Addr
+	ap        []netip.AddrPort
 }
 
 // sendBatch is how many packets a sender sends with one system call, over a UDPConn.
@@ -649,9 +653,14 @@ func (r *Relay) newSender() *sender {
 }
 
 // sender returns a sender for one update.
-func (r *Relay) sender() *sender { return r.batches.Get().(*sender) }
+func (r *Relay) sender() *sender {
+	s := r.batches.Get().(*sender)
+	s.confirmed = false
+	return s
+}
 
-// release sends what s holds and returns it.
+// release sends what s holds and returns it (s.confirmed stays readable until the next
+// sender is taken by the same goroutine).
 func (r *Relay) release(s *sender) {
 	s.flush()
 	r.batches.Put(s)

@@ -57,7 +57,7 @@ type metrics struct {
 	ticks, replaced                          atomic.Uint64
 	refused                                  [refusedEnd]atomic.Uint64
 	drops                                    [dropEnd]atomic.Uint64
-	lateness                                 histogram
+	lateness, forward                        histogram
 }
 
 func (m *metrics) refuse(reason int) {
@@ -104,8 +104,8 @@ func (h *histogram) snapshot() Lateness {
 	return l
 }
 
-// Lateness is how late the relay sent each match's confirmed inputs after their tick's
-// deadline (from the deadline to the end of the update that sent them), as a histogram.
+// Lateness is a histogram of durations: how late the relay sent ticks after their deadline,
+// or how long it took to forward them.
 type Lateness struct {
 	// Count is how many updates were measured; Sum their lateness together; Max the
 	// greatest ever (not only of the updates counted, for a difference of two).
@@ -169,9 +169,13 @@ type Metrics struct {
 	Dropped map[string]uint64
 	// Cookies counts the cookies sent to unproven addresses.
 	Cookies uint64
-	// Lateness is how late each match update sent its confirmed inputs after the tick's
-	// deadline.
+	// Lateness is how late each match update that confirmed ticks at their deadline (an
+	// input missing until then, or MatchConfig.AtDeadline) sent them after it.
 	Lateness Lateness
+	// Forward is how long the relay took to send the ticks that the inputs of a batch of
+	// packets confirmed before their deadlines, from reading the packets: its own share of
+	// an input's way from one player to another.
+	Forward Lateness
 }
 
 // Metrics returns a snapshot of the relay's counters.
@@ -195,6 +199,7 @@ func (r *Relay) Metrics() Metrics {
 	mt.Ticks, mt.Replaced = m.ticks.Load(), m.replaced.Load()
 	mt.Cookies = m.cookies.Load()
 	mt.Lateness = m.lateness.snapshot()
+	mt.Forward = m.forward.snapshot()
 	for i := 1; i < refusedEnd; i++ {
 		mt.Refused[refusedNames[i]] = m.refused[i].Load()
 	}
@@ -210,8 +215,9 @@ func (r *Relay) Metrics() Metrics {
 // relay_inputs_replaced_total, relay_refused_total{reason},
 // relay_dropped_total{reason}, relay_cookies_total, relay_matches_started_total,
 // relay_matches_ended_total, relay_send_errors_total, relay_desyncs_total,
-// relay_record_errors_total and relay_tick_lateness_seconds (a
-// histogram of how late each match update began).
+// relay_record_errors_total, relay_tick_lateness_seconds (a histogram of how late after a
+// tick's deadline the ticks confirmed at it were sent) and relay_forward_seconds (of how long
+// the ticks confirmed early took to go out, from the packets that completed them).
 func (r *Relay) WriteMetrics(w io.Writer) error {
 	s := r.Metrics()
 	m := &r.m
@@ -261,6 +267,17 @@ func (r *Relay) WriteMetrics(w io.Writer) error {
 	cum += s.Lateness.Counts[len(latencyBuckets)]
 	p("relay_tick_lateness_seconds_bucket{le=\"+Inf\"} %d\n", cum)
 	p("relay_tick_lateness_seconds_sum %g\nrelay_tick_lateness_seconds_count %d\n", s.Lateness.Sum.Seconds(), cum)
+	p("# HELP relay_forward_seconds How long the relay took to send the ticks a batch of packets confirmed early.\n# TYPE relay_forward_seconds histogram\n")
+	cum = 0
+	for i, b := range latencyBuckets {
+		cum += s.Forward.Counts[i]
+		if i%3 == 0 || i == len(latencyBuckets)-1 {
+			p("relay_forward_seconds_bucket{le=\"%g\"} %d\n", b.Seconds(), cum)
+		}
+	}
+	cum += s.Forward.Counts[len(latencyBuckets)]
+	p("relay_forward_seconds_bucket{le=\"+Inf\"} %d\n", cum)
+	p("relay_forward_seconds_sum %g\nrelay_forward_seconds_count %d\n", s.Forward.Sum.Seconds(), cum)
 	return err
 }
 

@@ -117,6 +117,12 @@ type MatchConfig struct {
 	History int
 	// SpectatorDelay is how many ticks behind the last confirmed one spectators are fed.
 	SpectatorDelay int
+	// AtDeadline confirms each tick at its deadline only, even when every player's input for
+	// it is in before: every player then learns the others' inputs at the same time after
+	// the deadline, however fast its link, at the cost of the wait (up to two ticks, the
+	// players' aim, and the way to the relay). By default a tick is confirmed, and sent, as
+	// soon as its last input arrives.
+	AtDeadline bool
 }
 
 // Errors of the Relay's methods.
@@ -359,6 +365,9 @@ func (r *Relay) readLoop() error {
 				r.handle(now, p, nil, from, s)
 			}
 			r.release(s)
+			if s.confirmed {
+				r.m.forward.observe(r.now() - now)
+			}
 		}
 	}
 	for {
