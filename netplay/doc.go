@@ -16,6 +16,11 @@
 //   - NewSyncTest: a SyncTest, with no network at all; it rolls back every tick and compares
 //     checksums, to catch a game's non-determinism before two machines disagree.
 //
+// With Config.Relay set, a player's session (or a spectator's) plays through a relay (package
+// netplay/relay) instead of peer to peer: the relay decides each tick's inputs on its own clock
+// and sends every player everyone's; the players still predict and roll back. See
+// Config.Relay and docs/relay.md.
+//
 // # The model
 //
 // A game is a state advanced in fixed steps (ticks, counted from 1; tick 0 is the state the game

@@ -9,11 +9,11 @@
 // token made with one of them for the match and the slot they join (relay.MakeToken, or this
 // command's -token): whoever creates matches (a matchmaker, cmd/lobby) shares a key with the
 // relay and hands each player its token. A key file holds one key a line, "ID HEX", ID 0 to
-// 255 and HEX at least 16 bytes of key in hexadecimal; "-genkey" prints a new one. Keys
-// rotate by adding the new one under a new id, then removing the old once its tokens have
+// 255 and HEX at least 16 bytes of key in hexadecimal; "-genkey FILE" adds a new one. Keys
+// rotate by adding the new one (under the next id), then removing the old once its tokens have
 // expired.
 //
-//	go run ./cmd/relay -genkey > relay.keys
+//	go run ./cmd/relay -genkey relay.keys
 //	go run ./cmd/relay -keys relay.keys -token -match duel-42 -slot 0 -expiry 1h
 //
 // On SIGTERM or SIGINT the relay ends every match, telling its players (their sessions end
@@ -80,7 +80,7 @@ type options struct {
 	timeout         time.Duration
 	spectatorDelay  int
 	atDeadline      bool
-	genkey          bool
+	genkey          string
 	token           bool
 	match           string
 	slot            int
@@ -103,7 +103,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.timeout, "timeout", relay.DefaultTimeout, "how long a player may go unheard before it is dropped")
 	fs.IntVar(&o.spectatorDelay, "spectator-delay", 0, "how many ticks behind the players spectators are fed")
 	fs.BoolVar(&o.atDeadline, "at-deadline", false, "confirm each tick at its deadline only, even when every input is in before (the same delay for every player)")
-	fs.BoolVar(&o.genkey, "genkey", false, "print a new key line for -keys and exit")
+	fs.StringVar(&o.genkey, "genkey", "", "add a new key to the key `FILE` (made if need be), under the next id, and exit")
 	fs.BoolVar(&o.token, "token", false, "print a token for -match and -slot, made with -keys' key -key-id, and exit")
 	fs.StringVar(&o.match, "match", "", "the match of -token")
 	fs.IntVar(&o.slot, "slot", 0, "the slot of -token: 0 to 7, or -1 for a spectator")
@@ -127,7 +127,7 @@ func checkFlags(o options, args []string) error {
 	switch {
 	case len(args) > 0:
 		return fmt.Errorf("unexpected arguments %q", args)
-	case o.genkey:
+	case o.genkey != "":
 		return nil
 	case o.token && o.keys == "":
 		return errors.New("-token needs -keys")
@@ -195,6 +195,41 @@ func readKeys(path string) (map[byte][]byte, error) {
 	return keys, nil
 }
 
+// genKey adds a new random key of 32 bytes to the key file at path, under the id after the
+// greatest there (1 in a new file): a relay given the file takes tokens of the new key and of
+// the old ones, until they are removed.
+func genKey(path string, stdout io.Writer) error {
+	id := 1
+	if keys, err := readKeys(path); err == nil {
+		id = 0
+		for k := range keys {
+			id = max(id, int(k)+1)
+		}
+		if id > 255 {
+			return fmt.Errorf("-genkey: %s has a key under id 255: remove old keys first", path)
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("-genkey: %w", err)
+	}
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return fmt.Errorf("-genkey: %w", err)
+	}
+	if _, err := fmt.Fprintf(f, "%d %s\n", id, hex.EncodeToString(key)); err != nil {
+		f.Close()
+		return fmt.Errorf("-genkey: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("-genkey: %w", err)
+	}
+	_, err = fmt.Fprintf(stdout, "relay: key %d added to %s\n", id, path)
+	return err
+}
+
 // makeToken prints the token o asks for, in hexadecimal.
 func makeToken(o options, stdout io.Writer) error {
 	keys, err := readKeys(o.keys)
@@ -226,13 +261,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	if err != nil {
 		return err
 	}
-	if o.genkey {
-		key := make([]byte, 32)
-		if _, err := rand.Read(key); err != nil {
-			return err
-		}
-		_, err := fmt.Fprintf(stdout, "1 %s\n", hex.EncodeToString(key))
-		return err
+	if o.genkey != "" {
+		return genKey(o.genkey, stdout)
 	}
 	if o.token {
 		return makeToken(o, stdout)

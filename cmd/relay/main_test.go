@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"os"
@@ -55,22 +56,28 @@ func TestBadFlags(t *testing.T) {
 
 func exitStatus(err error, stderr *bytes.Buffer) int { return cli.Report("relay", err, stderr) }
 
-// TestGenkeyAndToken: -genkey prints a key line that -keys reads, and -token a token made with
-// it that the relay takes (TestServe plays with such tokens).
+// TestGenkeyAndToken: -genkey adds keys to a file that -keys reads, each under the next id,
+// and -token makes a token with the latest that the relay takes (TestServe plays with such
+// tokens).
 func TestGenkeyAndToken(t *testing.T) {
-	var out bytes.Buffer
-	if err := run(context.Background(), []string{"-genkey"}, &out, &bytes.Buffer{}, nil); err != nil {
-		t.Fatal(err)
-	}
 	path := filepath.Join(t.TempDir(), "relay.keys")
-	if err := os.WriteFile(path, out.Bytes(), 0o600); err != nil {
-		t.Fatal(err)
+	for want := 1; want <= 2; want++ {
+		var out bytes.Buffer
+		if err := run(context.Background(), []string{"-genkey", path}, &out, &bytes.Buffer{}, nil); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out.String(), fmt.Sprintf("key %d added", want)) {
+			t.Errorf("-genkey: %q", out.String())
+		}
 	}
 	keys, err := readKeys(path)
-	if err != nil || len(keys[1]) != 32 {
+	if err != nil || len(keys[1]) != 32 || len(keys[2]) != 32 || bytes.Equal(keys[1], keys[2]) {
 		t.Fatalf("readKeys: %v, %v", keys, err)
 	}
-	out.Reset()
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("the key file: %v, %v; want mode 0600", fi, err)
+	}
+	var out bytes.Buffer
 	if err := run(context.Background(), []string{"-keys", path, "-token", "-match", "m", "-slot", "1"}, &out, &bytes.Buffer{}, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -78,8 +85,8 @@ func TestGenkeyAndToken(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, _ := relay.MakeToken(keys[1], 1, "m", 1, time.Now().Add(time.Hour))
-	if len(tok) != len(want) || !bytes.Equal(tok[10:len(tok)-16], want[10:len(want)-16]) {
+	want, _ := relay.MakeToken(keys[2], 2, "m", 1, time.Now().Add(time.Hour))
+	if len(tok) != len(want) || tok[1] != 2 || !bytes.Equal(tok[10:len(tok)-16], want[10:len(want)-16]) {
 		t.Errorf("token % x, want one like % x", tok, want)
 	}
 }

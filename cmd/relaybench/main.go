@@ -147,8 +147,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			res = append(res, x)
 		}
 		m := medianResult(res)
-		fmt.Fprintf(stdout, "%-10s %7.1f %7.1f %10.0f %10.0f %9.0f %9.0f %8.0f %8.0f %8.0f %8.0f %8.0f %9d %8d\n", r, m.CPU, m.User, m.PacketsIn, m.PacketsOut,
-			m.BytesIn/1000, m.BytesOut/1000, m.FwdP50, m.FwdP99, m.P50, m.P99, m.Max, m.Replaced, m.Dropped)
+		late := [3]string{"-", "-", "-"} // no tick waited for its deadline
+		if m.Late > 0 {
+			late = [3]string{fmt.Sprintf("%.0f", m.P50), fmt.Sprintf("%.0f", m.P99), fmt.Sprintf("%.0f", m.Max)}
+		}
+		fmt.Fprintf(stdout, "%-10s %7.1f %7.1f %10.0f %10.0f %9.0f %9.0f %8.0f %8.0f %8s %8s %8s %9d %8d\n", r, m.CPU, m.User, m.PacketsIn, m.PacketsOut,
+			m.BytesIn/1000, m.BytesOut/1000, m.FwdP50, m.FwdP99, late[0], late[1], late[2], m.Replaced, m.Dropped)
 	}
 	return nil
 }
@@ -160,6 +164,7 @@ type result struct {
 	PacketsIn, PacketsOut   float64 // a second
 	BytesIn, BytesOut       float64 // a second
 	P50, P99, Max           float64 // µs: ticks sent after their deadline
+	Late                    uint64  // updates that sent ticks at their deadline
 	FwdP50, FwdP99          float64 // µs: ticks confirmed early, from the packets that completed them
 	Replaced                uint64
 	Dropped                 int64             // packets the relay's socket dropped, its buffer full
@@ -193,6 +198,7 @@ func medianResult(rs []result) result {
 		FwdP50:     med(func(r result) float64 { return r.FwdP50 }),
 		FwdP99:     med(func(r result) float64 { return r.FwdP99 }),
 		Replaced:   uint64(med(func(r result) float64 { return float64(r.Replaced) })),
+		Late:       uint64(med(func(r result) float64 { return float64(r.Late) })),
 		Dropped:    int64(med(func(r result) float64 { return float64(r.Dropped) })),
 	}
 }

@@ -78,6 +78,7 @@ func runRelay(ctx context.Context, o options, stdout io.Writer) error {
 				P50:        us(late.Quantile(0.5)),
 				P99:        us(late.Quantile(0.99)),
 				Max:        us(late.Max),
+				Late:       late.Count,
 				FwdP50:     us(fwd.Quantile(0.5)),
 				FwdP99:     us(fwd.Quantile(0.99)),
 				Replaced:   m.Replaced - startM.Replaced,
@@ -94,6 +95,9 @@ func runRelay(ctx context.Context, o options, stdout io.Writer) error {
 			}
 			if startDr < 0 {
 				res.Dropped = -1
+			}
+			if late.Count == 0 {
+				res.Max = 0 // Max is of all time: none of the window's
 			}
 			if startUser < 0 {
 				res.CPU, res.User = -1, -1

@@ -220,6 +220,9 @@ var unattended = map[string]string{
 	"go run ./cmd/duel -lobby ws://127.0.0.1:8090/ws -room duel -netsim poor":    "an interactive terminal game over a simulated bad network: cmd/duel/lobby_test.go's TestLobbyNetsim plays two headless under poor",
 	"go run ./cmd/duel -replay duel.rec":                                         "replays a recording downloaded from the page: cmd/duelweb/browser_test.go replays the pages' recordings with duel -replay",
 	"bash scripts/many-cores.sh run":                                             "measures for 8 minutes the machine it runs on, for the many-core table: serverbench's and plainticker's tests run them short",
+	"go run ./cmd/relay -listen 127.0.0.1:7400 -metrics 127.0.0.1:7401 -open":    "a server that runs until SIGTERM: cmd/relay's TestServe runs one, plays a match through it and stops it; cmd/duel/relay_test.go plays duels through the command",
+	"go run ./cmd/duel -relay 127.0.0.1:7400 -match duel":                        "an interactive terminal game through a relay: cmd/duel/relay_test.go plays two headless through a relay process, and stops one for 3 s",
+	"go run ./cmd/duel -relay 127.0.0.1:7400 -match duel -spectate":              "an interactive terminal spectator through a relay: cmd/duel/relay_test.go watches a match headless",
 }
 
 // inSuite lists the commands of the documents that run tests scripts/test.sh runs itself, each
@@ -253,11 +256,12 @@ var measuresInSuite = map[string]bool{
 // prepared lists commands that need a file an unattended command would make, and the command
 // run first, unattended, to make it.
 var prepared = map[string]string{
-	"go run ./cmd/bounce -replay bounce.rec": "go run ./cmd/bounce -headless -seconds 1 -record bounce.rec",
-	"go run ./cmd/bounce -replay web.rec":    "cp cmd/bounceweb/testdata/chromium.rec web.rec",
-	"go run ./cmd/duel -replay left.rec":     duelPair,
-	"go run ./cmd/duel -replay right.rec":    duelPair,
-	"go run ./cmd/duel -replay watched.rec":  duelWatched,
+	"go run ./cmd/bounce -replay bounce.rec":                                       "go run ./cmd/bounce -headless -seconds 1 -record bounce.rec",
+	"go run ./cmd/bounce -replay web.rec":                                          "cp cmd/bounceweb/testdata/chromium.rec web.rec",
+	"go run ./cmd/duel -replay left.rec":                                           duelPair,
+	"go run ./cmd/duel -replay right.rec":                                          duelPair,
+	"go run ./cmd/duel -replay watched.rec":                                        duelWatched,
+	"go run ./cmd/relay -keys relay.keys -token -match duel-42 -slot 0 -expiry 1h": "go run ./cmd/relay -genkey relay.keys",
 }
 
 // duelPair is docs/duel.md's headless game between two peers, which records left.rec and
@@ -297,6 +301,8 @@ var shortenings = []shortening{
 	{prefix: "go test ", flag: "leave-games", set: map[string]string{"leave-games": "20"}, measuring: true},
 	// Peers meeting every fault in netplay games: -fault-games seeded games, about 40 ms each.
 	{prefix: "go test ", flag: "fault-games", set: map[string]string{"fault-games": "20"}, measuring: true},
+	// Each row a relay process and players' processes, -warmup then -seconds, -runs times.
+	{prefix: "go run ./cmd/relaybench ", set: map[string]string{"rows": "20x2,10x4", "seconds": "0.3", "warmup": "0.1", "runs": "1"}, measuring: true},
 	// A headless bounce is paced in real time: -seconds of game time take as long.
 	{prefix: "go run ./cmd/bounce ", flag: "headless", set: map[string]string{"seconds": "1"}},
 }
