@@ -6,6 +6,3 @@ import "time"
 
 // processCPU returns -1 and -1: no getrusage here.
 func processCPU() (user, sys time.Duration) { return -1, -1 }
-
-// lowerPriority does nothing here.
-func lowerPriority(int) {}

@@ -15,6 +15,3 @@ func processCPU() (user, sys time.Duration) {
 	}
 	return time.Duration(ru.Utime.Nano()), time.Duration(ru.Stime.Nano())
 }
-
-// lowerPriority gives process pid the lowest scheduling priority (nice 19), where it can.
-func lowerPriority(pid int) { syscall.Setpriority(syscall.PRIO_PROCESS, pid, 19) }

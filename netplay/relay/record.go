@@ -17,19 +17,18 @@ const RecordLagSeconds = 2
 // player's input of each tick as a player input record of its status (netplay.Confirmed, or
 // netplay.Disconnected once dropped) and the input, and the checksums players reported.
 type recording struct {
-	w        io.WriteCloser
-	r        *replay.Recorder
-	update   gameloop.Update
-	data     []byte
-	tickBuf  []byte
-	done     uint64            // the last tick written
-	sums     map[uint64]uint64 // the checksums reported, of ticks not yet written
-	desyncs  uint64            // ticks two players reported different checksums of
-	err      error
-	lag      uint64
-	players  int
-	size     int
-	released bool
+	w       io.WriteCloser
+	r       *replay.Recorder
+	update  gameloop.Update
+	data    []byte
+	tickBuf []byte
+	done    uint64            // the last tick written
+	sums    map[uint64]uint64 // the checksums reported, of ticks not yet written
+	desyncs uint64            // ticks two players reported different checksums of
+	err     error
+	lag     uint64
+	players int
+	size    int
 }
 
 // RecordName is the name in the header of a relay's recordings (Options.Record); their Meta is
