@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"math"
 	"net"
+	"slices"
 	"time"
 
 	"github.com/gameloop-go/gameloop/netplay/internal/wire"
@@ -544,40 +545,62 @@ func (s *Session[I]) advanceRelay() ([]Request[I], error) {
 // refusal is an error wrapping ErrRefused that says why. It reads conn itself (with read
 // deadlines) and leaves nothing reading it when it returns.
 func RelaySlot(ctx context.Context, conn net.PacketConn, relay net.Addr, match string, token []byte, players, inputSize, tickRate int) (int, error) {
+	if relay == nil {
+		return 0, errors.New("netplay: RelaySlot: relay is nil")
+	}
+	slot, _, err := FindRelay(ctx, conn, []net.Addr{relay}, match, token, players, inputSize, tickRate)
+	return slot, err
+}
+
+// FindRelay is RelaySlot for a relay that is one of candidates, not known which: a member of
+// a room of netplay/rtc's lobby that a relay joined with the players, say. It asks each, and
+// returns the slot the first to answer gave, and its address (the session's Config.Relay).
+// The other candidates are sent a join they drop.
+func FindRelay(ctx context.Context, conn net.PacketConn, candidates []net.Addr, match string, token []byte, players, inputSize, tickRate int) (slot int, relay net.Addr, err error) {
 	switch {
-	case conn == nil || relay == nil:
-		return 0, errors.New("netplay: RelaySlot: conn or relay is nil")
+	case conn == nil || len(candidates) == 0:
+		return 0, nil, errors.New("netplay: FindRelay: no conn, or no candidate")
 	case len(match) > wire.MaxMatch:
-		return 0, fmt.Errorf("netplay: RelaySlot: a match name of %d bytes, at most %d", len(match), wire.MaxMatch)
+		return 0, nil, fmt.Errorf("netplay: FindRelay: a match name of %d bytes, at most %d", len(match), wire.MaxMatch)
 	case len(token) > wire.MaxToken:
-		return 0, fmt.Errorf("netplay: RelaySlot: a token of %d bytes, at most %d", len(token), wire.MaxToken)
+		return 0, nil, fmt.Errorf("netplay: FindRelay: a token of %d bytes, at most %d", len(token), wire.MaxToken)
 	case players < 1 || players > MaxPlayers || inputSize < 1 || inputSize > MaxInputSize || tickRate < 1 || tickRate > 1000:
-		return 0, fmt.Errorf("netplay: RelaySlot: %d players, inputs of %d bytes, %d ticks a second: out of range", players, inputSize, tickRate)
+		return 0, nil, fmt.Errorf("netplay: FindRelay: %d players, inputs of %d bytes, %d ticks a second: out of range", players, inputSize, tickRate)
 	}
 	var nb [4]byte
 	if _, err := rand.Read(nb[:]); err != nil {
-		return 0, fmt.Errorf("netplay: RelaySlot: %w", err)
+		return 0, nil, fmt.Errorf("netplay: FindRelay: %w", err)
 	}
+	nonce := binary.LittleEndian.Uint32(nb[:]) | 1
+	cookies := make([]uint32, len(candidates)) // each candidate's cookie, once it sent one
 	var out, in wire.Message
-	out.Kind, out.Session, out.Nonce = wire.KindJoin, binary.LittleEndian.Uint32(nb[:])|1, binary.LittleEndian.Uint32(nb[:])|1
-	out.Slot, out.Players, out.InputSize, out.TickRate = wire.AnySlot, players, inputSize, tickRate
-	out.SetMatch(match)
-	out.SetToken(token)
-	ap := udpAddrPort(relay)
 	defer conn.SetReadDeadline(time.Time{})
 	buf := make([]byte, readBufSize)
-	for {
+	send := func(i int) error {
+		out = wire.Message{}
+		out.Kind, out.Session, out.Nonce, out.Cookie = wire.KindJoin, nonce, nonce, cookies[i]
+		out.Slot, out.Players, out.InputSize, out.TickRate = wire.AnySlot, players, inputSize, tickRate
+		out.SetMatch(match)
+		out.SetToken(token)
 		pkt, err := wire.Append(nil, &out)
 		if err != nil {
-			return 0, fmt.Errorf("netplay: RelaySlot: %w", err)
+			return fmt.Errorf("netplay: FindRelay: %w", err)
 		}
-		if _, err := conn.WriteTo(pkt, relay); err != nil {
-			return 0, fmt.Errorf("netplay: RelaySlot: %w", err)
+		if _, err := conn.WriteTo(pkt, candidates[i]); err != nil {
+			return fmt.Errorf("netplay: FindRelay: %w", err)
+		}
+		return nil
+	}
+	for {
+		for i := range candidates {
+			if err := send(i); err != nil {
+				return 0, nil, err
+			}
 		}
 		retry := time.Now().Add(syncRetry)
 		for time.Now().Before(retry) {
 			if err := ctx.Err(); err != nil {
-				return 0, fmt.Errorf("netplay: RelaySlot: no answer from the relay at %v: %w", relay, err)
+				return 0, nil, fmt.Errorf("netplay: FindRelay: no answer from a relay at %v: %w", candidates, err)
 			}
 			conn.SetReadDeadline(retry)
 			n, from, err := conn.ReadFrom(buf)
@@ -585,19 +608,22 @@ func RelaySlot(ctx context.Context, conn net.PacketConn, relay net.Addr, match s
 				if isTimeout(err) {
 					break
 				}
-				return 0, fmt.Errorf("netplay: RelaySlot: %w", err)
+				return 0, nil, fmt.Errorf("netplay: FindRelay: %w", err)
 			}
-			if ap.IsValid() && udpAddrPort(from) != ap || !ap.IsValid() && !sameAddr(from, relay) || wire.Decode(buf[:n], &in) != nil {
+			i := slices.IndexFunc(candidates, func(a net.Addr) bool { return sameAddr(a, from) || udpAddrPort(a).IsValid() && udpAddrPort(a) == udpAddrPort(from) })
+			if i < 0 || wire.Decode(buf[:n], &in) != nil {
 				continue
 			}
 			switch {
-			case in.Kind == wire.KindCookie && in.Session == out.Nonce:
-				out.Cookie = in.Cookie
-				retry = time.Now() // ask again at once, with it
-			case in.Kind == wire.KindRefused && in.Nonce == out.Nonce:
-				return 0, fmt.Errorf("%w: the relay at %v has no slot of match %q for this player: %s", ErrRefused, relay, match, refusedWhy(in.Reason))
-			case in.Kind == wire.KindWelcome && in.Nonce == out.Nonce && in.Slot < players:
-				return in.Slot, nil
+			case in.Kind == wire.KindCookie && in.Session == nonce:
+				cookies[i] = in.Cookie
+				if err := send(i); err != nil { // at once, with it
+					return 0, nil, err
+				}
+			case in.Kind == wire.KindRefused && in.Nonce == nonce:
+				return 0, nil, fmt.Errorf("%w: the relay at %v has no slot of match %q for this player: %s", ErrRefused, candidates[i], match, refusedWhy(in.Reason))
+			case in.Kind == wire.KindWelcome && in.Nonce == nonce && in.Slot < players:
+				return in.Slot, candidates[i], nil
 			}
 		}
 	}

@@ -62,14 +62,34 @@ func TestRelayOverWebRTC(t *testing.T) {
 	served := make(chan error, 1)
 	go func() { served <- r.Serve(serveCtx) }()
 
-	var ps []*udpPlayer
-	for _, c := range conns[1:] {
-		peer := c.PeerAddr(relayConn.Index())
-		slot, err := netplay.RelaySlot(ctx, c, peer, "final", nil, 2, 1, 60)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ps = append(ps, newUDPPlayerOn(t, net.PacketConn(c), peer, "final", slot, 2, nil))
+	// Each player finds which of the two other members is the relay (netplay.FindRelay): the
+	// room's order is the order of joining, which a page does not know.
+	slots, relays := make([]int, 2), make([]net.Addr, 2)
+	for i, c := range conns[1:] {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var others []net.Addr
+			for m := range c.Size() {
+				if m != c.Index() {
+					others = append(others, c.PeerAddr(m))
+				}
+			}
+			slot, found, err := netplay.FindRelay(ctx, c, others, "final", nil, 2, 1, 60)
+			if err != nil || found.String() != relayAddr.String() {
+				t.Errorf("FindRelay: %v, %v; want %v", found, err, relayAddr)
+				return
+			}
+			slots[i], relays[i] = slot, found
+		}()
+	}
+	wg.Wait()
+	if t.Failed() {
+		t.FailNow()
+	}
+	ps := make([]*udpPlayer, 2)
+	for i, c := range conns[1:] {
+		ps[i] = newUDPPlayerOn(t, net.PacketConn(c), relays[i], "final", slots[i], 2, nil)
 	}
 	stop := make(chan struct{})
 	for _, p := range ps {
@@ -87,7 +107,6 @@ func TestRelayOverWebRTC(t *testing.T) {
 	wg.Wait()
 	stopServe()
 	<-served
-	_ = relayAddr
 	n := 0
 	for tick, a := range ps[0].sums {
 		if b, ok := ps[1].sums[tick]; ok {
