@@ -610,7 +610,9 @@ func FindRelay(ctx context.Context, conn net.PacketConn, candidates []net.Addr, 
 				}
 				return 0, nil, fmt.Errorf("netplay: FindRelay: %w", err)
 			}
-			i := slices.IndexFunc(candidates, func(a net.Addr) bool { return sameAddr(a, from) || udpAddrPort(a).IsValid() && udpAddrPort(a) == udpAddrPort(from) })
+			i := slices.IndexFunc(candidates, func(a net.Addr) bool {
+				return sameAddr(a, from) || udpAddrPort(a).IsValid() && udpAddrPort(a) == udpAddrPort(from)
+			})
 			if i < 0 || wire.Decode(buf[:n], &in) != nil {
 				continue
 			}

@@ -12,6 +12,7 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"github.com/gameloop-go/gameloop"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -192,7 +193,15 @@ func TestBrowserDuel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := httptest.NewServer(s.handler(l))
+	clock := gameloop.NewSharedClock(nil)
+	defer clock.Close()
+	pool := gameloop.NewPool(clock, nil)
+	defer pool.Close()
+	relayCtx, stopRelay := context.WithCancel(context.Background())
+	rr := newRoomRelay(relayCtx, pool, t.Logf)
+	defer rr.wait()
+	defer stopRelay()
+	ts := httptest.NewServer(s.handler(l, rr))
 	defer ts.Close()
 	defer l.Close(context.Background())
 	lobbyURL := "ws" + strings.TrimPrefix(ts.URL, "http") + "/ws"
@@ -205,6 +214,22 @@ func TestBrowserDuel(t *testing.T) {
 		first.t, second.t = t, t
 		first.open(ts.URL + "/?room=pages&bot=1&ticks=600")
 		second.open(ts.URL + "/?room=pages&bot=2&ticks=600")
+		first.waitFor("the game to run", `typeof window.duelweb?.status === "function" && / tick [1-9]/.test(duelweb.status())`)
+		r1, rec1 := first.ended()
+		r2, rec2 := second.ended()
+		if r1 != r2 {
+			t.Fatalf("the pages showed %q and %q: want the same", r1, r2)
+		}
+		checkReplay(t, duel, "page 1", rec1, r1)
+		checkReplay(t, duel, "page 2", rec2, r2)
+	})
+
+	// Two pages play through the server's relay, which joins their room at their ask: both
+	// show the same checksum, and each recording replays matched natively.
+	t.Run("two-pages-through-relay", func(t *testing.T) {
+		first.t, second.t = t, t
+		first.open(ts.URL + "/?room=relayed&relay=1&bot=1&ticks=600")
+		second.open(ts.URL + "/?room=relayed&relay=1&bot=2&ticks=600")
 		first.waitFor("the game to run", `typeof window.duelweb?.status === "function" && / tick [1-9]/.test(duelweb.status())`)
 		r1, rec1 := first.ended()
 		r2, rec2 := second.ended()

@@ -11,7 +11,10 @@
 // Two pages that open the same room play each other over WebRTC data channels; the first to
 // join plays the left paddle. A duel in a terminal joins a room with -lobby and -room. The
 // page's query: room, lobby (another lobby's WebSocket URL), seed, delay and window (as duel's
-// flags), bot=SEED and ticks=N (a bot plays until tick N is final, as duel -headless -bot does).
+// flags), bot=SEED and ticks=N (a bot plays until tick N is final, as duel -headless -bot does),
+// and relay=1: the two pages of the room play through a relay that the server runs, which
+// joins the room at the page's ask (POST /relay?room=NAME) as its third member and decides
+// every tick (netplay/relay over WebRTC data channels): each page needs to reach only it.
 //
 // The server listens on 127.0.0.1:8090 (-listen) until interrupted (Ctrl-C, SIGTERM), and
 // exits 0 then; it exits 1 if it cannot build the game or listen, 2 on a bad flag. A client
@@ -36,6 +39,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gameloop-go/gameloop"
 	"github.com/gameloop-go/gameloop/internal/cli"
 	"github.com/gameloop-go/gameloop/internal/wasmsite"
 	"github.com/gameloop-go/gameloop/netplay/rtc/lobby"
@@ -100,11 +104,19 @@ func run(ctx context.Context, opts options, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	clock := gameloop.NewSharedClock(nil)
+	defer clock.Close()
+	pool := gameloop.NewPool(clock, nil)
+	defer pool.Close()
+	relayCtx, stopRelay := context.WithCancel(ctx)
+	defer stopRelay()
+	rr := newRoomRelay(relayCtx, pool, log.New(stderr, "duelweb: ", 0).Printf)
+	defer rr.wait()
 	ln, err := net.Listen("tcp", opts.listen)
 	if err != nil {
 		return err
 	}
-	srv := newServer(s, l, opts)
+	srv := newServer(s, l, rr, opts)
 	addr := ln.Addr().String()
 	fmt.Fprintf(stdout, "duelweb: open http://%s/?room=duel in two browsers to play, or one browser and\n", addr)
 	fmt.Fprintf(stdout, "duelweb: go run ./cmd/duel -lobby ws://%s/ws -room duel\n", addr)
@@ -130,9 +142,9 @@ func run(ctx context.Context, opts options, stdout, stderr io.Writer) error {
 
 // newServer returns the server of s and the lobby l, with timeouts for clients that send or
 // read too slowly (the lobby's WebSockets, hijacked, are not bound by them).
-func newServer(s site, l http.Handler, opts options) *http.Server {
+func newServer(s site, l, rr http.Handler, opts options) *http.Server {
 	s.WriteTimeout = opts.writeTimeout
-	return wasmsite.NewServer(s.handler(l), opts.writeTimeout)
+	return wasmsite.NewServer(s.handler(l, rr), opts.writeTimeout)
 }
 
 // site is what the server serves: the game, built, with its page and wasm_exec.js.
@@ -144,10 +156,12 @@ func build(ctx context.Context, dir string) (site, error) {
 	return site{s}, err
 }
 
-// handler serves the page, the game, wasm_exec.js and, at /ws, the lobby l.
-func (s site) handler(l http.Handler) http.Handler {
+// handler serves the page, the game, wasm_exec.js, at /ws the lobby l, and at /relay the
+// relay rr that joins rooms when pages ask.
+func (s site) handler(l, rr http.Handler) http.Handler {
 	mux := http.NewServeMux()
 	s.Handle(mux)
 	mux.Handle("/ws", l)
+	mux.Handle("/relay", rr)
 	return mux
 }

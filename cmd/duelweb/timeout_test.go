@@ -47,7 +47,7 @@ func TestSlowClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	opts := options{writeTimeout: 100 * time.Millisecond}
-	srv := newServer(s, l, opts)
+	srv := newServer(s, l, http.NotFoundHandler(), opts)
 	closed := make(chan string, 100)
 	srv.ConnState = func(c net.Conn, st http.ConnState) {
 		if st == http.StateClosed {

@@ -13,7 +13,8 @@
 // own host), room (duel), seed (1; both players must give the same), delay and window (the
 // session's input delay and prediction window, 2 and 8), bot=SEED (a seeded bot plays) and
 // ticks=N (once tick N is final, the page shows "tick N checksum HEX" and ends the game, as
-// duel -headless does).
+// duel -headless does), and relay=1 (the two pages play through the relay of the page's
+// server, which joins the room as its third member: the window is then 16 by default).
 package main
 
 import (

@@ -8,6 +8,9 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"net"
+	"net/http"
+	"net/url"
 	"syscall/js"
 
 	"github.com/gameloop-go/gameloop"
@@ -49,10 +52,12 @@ type page struct {
 	shown   string // the message shown under the canvas
 }
 
-// dialResult is what joining the room gave.
+// dialResult is what joining the room gave: through a relay, the slot it gave and its address.
 type dialResult struct {
-	conn *rtc.Conn
-	err  error
+	conn  *rtc.Conn
+	slot  int
+	relay net.Addr
+	err   error
 }
 
 // driverLoop is the Driver as netplay.NewLoopGame takes a loop: with the clock the session
@@ -123,11 +128,45 @@ func (p *page) run(ctx context.Context) error {
 	p.dialed = make(chan dialResult, 1)
 	p.status.Message = fmt.Sprintf("joining room %q at %s: waiting for the other player", p.q.room, p.q.lobby)
 	p.showMessage()
-	go func() {
-		conn, err := rtc.Dial(dctx, p.q.lobby, p.q.room, 2, nil)
-		p.dialed <- dialResult{conn, err}
-	}()
+	go func() { p.dialed <- p.dial(dctx) }()
 	return p.canvas.Run(ctx, p.driver, p)
+}
+
+// dial joins the room: with the other player, or with it and the server's relay, asked to
+// join first, which then gives this page its slot.
+func (p *page) dial(ctx context.Context) dialResult {
+	if !p.q.relay {
+		conn, err := rtc.Dial(ctx, p.q.lobby, p.q.room, 2, nil)
+		return dialResult{conn: conn, err: err}
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.q.origin+"/relay?room="+url.QueryEscape(p.q.room), nil)
+	if err != nil {
+		return dialResult{err: err}
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return dialResult{err: fmt.Errorf("asking the server for a relay: %w", err)}
+	}
+	resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		return dialResult{err: fmt.Errorf("asking the server for a relay: %s", resp.Status)}
+	}
+	conn, err := rtc.Dial(ctx, p.q.lobby, p.q.room, 3, nil)
+	if err != nil {
+		return dialResult{err: err}
+	}
+	var others []net.Addr
+	for i := range conn.Size() {
+		if i != conn.Index() {
+			others = append(others, conn.PeerAddr(i))
+		}
+	}
+	// The room's order is the order of joining: which member is the relay, its answer says.
+	slot, relay, err := netplay.FindRelay(ctx, conn, others, p.q.room, nil, 2, duel.Codec{}.Size(), duel.TickRate)
+	if err != nil {
+		return dialResult{err: errors.Join(err, conn.Close())}
+	}
+	return dialResult{conn: conn, slot: slot, relay: relay}
 }
 
 // end ends the session (telling the other player, ending the recording), or stops joining, and
@@ -164,12 +203,24 @@ func (p *page) end(text string) {
 	}
 }
 
-// start starts the session with the other player, whose conn the lobby gave.
-func (p *page) start(conn *rtc.Conn) error {
+// start starts the session with the other player, whose conn the lobby gave, or with the
+// relay.
+func (p *page) start(r dialResult) error {
+	conn := r.conn
 	p.conn, p.local = conn, conn.Index()
-	cfg := duelnet.Config(p.local, conn.PeerAddr(1-p.local), duelnet.Settings{
+	var peer net.Addr = r.relay
+	if r.relay != nil {
+		p.local = r.slot // the room's order is not the match's
+	} else {
+		peer = conn.PeerAddr(1 - p.local)
+	}
+	cfg := duelnet.Config(p.local, peer, duelnet.Settings{
 		Delay: p.q.delay, Window: p.q.window, Seed: p.q.seed, Record: &p.rec,
 	})
+	if r.relay != nil {
+		cfg.Players[1-p.local].Addr = nil
+		cfg.Relay, cfg.Match = r.relay, p.q.room
+	}
 	s, err := netplay.NewSession(conn, cfg)
 	if err != nil {
 		return errors.Join(fmt.Errorf("starting the session: %w", err), conn.Close())
@@ -192,7 +243,7 @@ func (p *page) Update(u *gameloop.Update) error {
 			if r.err != nil {
 				return r.err
 			}
-			if err := p.start(r.conn); err != nil {
+			if err := p.start(r); err != nil {
 				return err
 			}
 		default:

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"strconv"
+	"strings"
 
 	"github.com/gameloop-go/gameloop/netplay"
 )
@@ -12,6 +13,9 @@ import (
 // query is what the page's query asks for.
 type query struct {
 	lobby, room   string
+	origin        string // the page's server, as http(s)://HOST
+	relay         bool   // play through the server's relay
+	windowSet     bool   // window was given
 	seed          uint64
 	delay, window int
 	bot           bool
@@ -33,7 +37,15 @@ func parseQuery(search, protocol, host string) (query, error) {
 	if protocol == "https:" {
 		scheme = "wss"
 	}
-	q := query{lobby: scheme + "://" + host + "/ws", room: "duel", seed: 1, delay: 2, window: netplay.DefaultPredictionWindow}
+	q := query{lobby: scheme + "://" + host + "/ws", room: "duel", seed: 1, delay: 2, window: netplay.DefaultPredictionWindow,
+		origin: strings.TrimSuffix(protocol, ":") + "://" + host}
+	switch r := v.Get("relay"); r {
+	case "", "0", "false":
+	case "1", "true":
+		q.relay = true
+	default:
+		return q, fmt.Errorf("relay=%s: want 1 or 0", r)
+	}
 	if s := v.Get("lobby"); s != "" {
 		u, err := url.Parse(s)
 		if err != nil || (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
@@ -76,6 +88,10 @@ func parseQuery(search, protocol, host string) (query, error) {
 			return q, fmt.Errorf("%s=%s: want %d to %d", f.name, s, f.min, f.max)
 		}
 		*f.to = n
+		q.windowSet = q.windowSet || f.name == "window"
+	}
+	if q.relay && !q.windowSet {
+		q.window = netplay.DefaultRelayPredictionWindow // a round trip to the relay
 	}
 	if q.ticks > maxTicks {
 		return q, errors.New("ticks: at most a day's (5184000)")
