@@ -99,6 +99,7 @@ type options struct {
 	spectate        string
 	spectateBare    bool // -spectate given (with an address or without)
 	relay, match    string
+	lobbyRelay      bool // -lobby-relay
 	token           string
 	tokenBytes      []byte
 	lobby, room     string
@@ -167,6 +168,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.relay, "relay", "", "play through the relay at this UDP `address` (cmd/relay), in the match -match: the first to join plays the left paddle")
 	fs.StringVar(&o.match, "match", "", "with -relay, the `name` of the match to play or watch")
 	fs.StringVar(&o.token, "token", "", "with -relay, the `token` (hexadecimal) that admits you to the match, from whoever made it; none for an open relay")
+	fs.BoolVar(&o.lobbyRelay, "lobby-relay", false, "with -lobby, play through the relay of the lobby's server (cmd/duelweb), as pages with relay=1 do")
 	fs.IntVar(&o.spectators, "spectators", defaultSpectators, "with -listen, how many spectators may watch your game (0 refuses them; at most 16)")
 	fs.DurationVar(&o.connectTimeout, "connect-timeout", defaultConnectTimeout, "with -connect, -spectate or -lobby, give up if the game has not started after this long (0 waits for ever)")
 	fs.IntVar(&o.delay, "delay", defaultDelay, "input delay in ticks: your input counts this many ticks after you give it (0 to 30)")
@@ -238,6 +240,8 @@ func checkOptions(o *options) error {
 		return errors.New("-token admits you to a match at a relay: give -relay ADDR too")
 	case len(o.match) > netplay.MaxMatch:
 		return fmt.Errorf("-match: a name of %d bytes, at most %d", len(o.match), netplay.MaxMatch)
+	case o.lobbyRelay && o.lobby == "":
+		return errors.New("-lobby-relay plays through the relay of a lobby's server: give -lobby URL -room NAME")
 	case o.relay != "" && o.set["spectators"]:
 		return errors.New("-spectators is for the player who listens (-listen): a relayed match's spectators join the relay")
 	case modes > 1 && o.relay != "":
@@ -285,9 +289,9 @@ func checkOptions(o *options) error {
 		if err := checkConnect("relay", o.relay); err != nil {
 			return err
 		}
-		if !o.set["window"] {
-			o.window = netplay.DefaultRelayPredictionWindow // a round trip to the relay
-		}
+	}
+	if (o.relay != "" || o.lobbyRelay) && !o.set["window"] {
+		o.window = netplay.DefaultRelayPredictionWindow // a round trip to the relay
 	}
 	if o.spectating() {
 		// A spectator plays no paddle and runs only the ticks the players have settled.

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
+	"net/url"
 	"os"
 	"strconv"
 	"time"
@@ -31,7 +33,15 @@ func runNetwork(ctx context.Context, opts options, stdout, stderr io.Writer) err
 		if err != nil {
 			return err
 		}
-		conn, local, peer = c, c.Index(), c.PeerAddr(1-c.Index())
+		conn, local = c, c.Index()
+		if opts.lobbyRelay {
+			if local, peer, err = findLobbyRelay(ctx, c, opts, stderr); err != nil {
+				c.Close()
+				return err
+			}
+		} else {
+			peer = c.PeerAddr(1 - c.Index())
+		}
 		if opts.set["netsim"] {
 			sim = newSimConn(c, opts.netsimPreset, opts.conditions, uint64(local)+1)
 			conn = sim
@@ -171,7 +181,14 @@ func joinLobby(ctx context.Context, opts options, stderr io.Writer) (*rtc.Conn, 
 		dctx, cancel = context.WithTimeoutCause(ctx, opts.connectTimeout, errLobbyTimeout)
 	}
 	defer cancel()
-	conn, err := rtc.Dial(dctx, opts.lobby, opts.room, 2, nil)
+	size := 2
+	if opts.lobbyRelay {
+		size = 3 // and the relay
+		if err := askRelay(dctx, opts); err != nil {
+			return nil, err
+		}
+	}
+	conn, err := rtc.Dial(dctx, opts.lobby, opts.room, size, nil)
 	switch {
 	case err == nil:
 		return conn, nil
@@ -180,6 +197,56 @@ func joinLobby(ctx context.Context, opts options, stderr io.Writer) (*rtc.Conn, 
 			opts.room, opts.lobby, opts.connectTimeout, err)
 	}
 	return nil, fmt.Errorf("-lobby %s -room %q: %w", opts.lobby, opts.room, err)
+}
+
+// askRelay asks the lobby's server (cmd/duelweb) to have its relay join -room, as a page with
+// relay=1 does.
+func askRelay(ctx context.Context, opts options) error {
+	u, err := url.Parse(opts.lobby)
+	if err != nil {
+		return err
+	}
+	scheme := "http"
+	if u.Scheme == "wss" {
+		scheme = "https"
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, scheme+"://"+u.Host+"/relay?room="+url.QueryEscape(opts.room), nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("-lobby-relay: asking %s for a relay: %w", u.Host, err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		return fmt.Errorf("-lobby-relay: asking %s for a relay: %s (does it serve one? cmd/duelweb does)", u.Host, resp.Status)
+	}
+	return nil
+}
+
+// findLobbyRelay finds which member of the room is the relay, and the slot it gives this
+// player: the room's order is the order of joining, not the match's.
+func findLobbyRelay(ctx context.Context, c *rtc.Conn, opts options, stderr io.Writer) (int, net.Addr, error) {
+	var others []net.Addr
+	for i := range c.Size() {
+		if i != c.Index() {
+			others = append(others, c.PeerAddr(i))
+		}
+	}
+	if opts.connectTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, opts.connectTimeout)
+		defer cancel()
+	}
+	slot, relay, err := netplay.FindRelay(ctx, c, others, opts.room, opts.tokenBytes, 2, duel.Codec{}.Size(), duel.TickRate)
+	if err != nil {
+		return 0, nil, fmt.Errorf("-lobby-relay: %w", err)
+	}
+	if opts.headless || opts.gui {
+		fmt.Fprintf(stderr, "duel: joined match %q at the lobby's relay: %s paddle is yours\n", opts.room, duelnet.SideName(slot))
+	}
+	return slot, relay, nil
 }
 
 // errLobbyTimeout ends the wait at the lobby after -connect-timeout.
@@ -447,9 +514,13 @@ func (a *app) startSession(peer net.Addr) error {
 	if a.opts.listen != "" {
 		cfg.Spectators = a.opts.spectators
 	}
-	if a.opts.relay != "" {
+	switch {
+	case a.opts.relay != "":
 		cfg.Players[1-a.local].Addr = nil
 		cfg.Relay, cfg.Match, cfg.Token = peer, a.opts.match, a.opts.tokenBytes
+	case a.opts.lobbyRelay:
+		cfg.Players[1-a.local].Addr = nil
+		cfg.Relay, cfg.Match = peer, a.opts.room
 	}
 	s, err := netplay.NewSession(a.conn, cfg)
 	if err != nil {

@@ -242,11 +242,17 @@ func TestBrowserDuel(t *testing.T) {
 
 	// A page plays a native duel -lobby, headless: both show the same checksum line, and
 	// both recordings replay matched.
-	t.Run("page-against-terminal", func(t *testing.T) {
+	pageAgainstTerminal := func(t *testing.T, room string, relay bool) {
 		first.t = t
 		nativeRec := filepath.Join(t.TempDir(), "native.rec")
 		var stdout, stderr syncBuffer
-		cmd := exec.Command(duel, "-lobby", lobbyURL, "-room", "mixed", "-headless", "-ticks", "600", "-bot", "2", "-record", nativeRec)
+		args := []string{"-lobby", lobbyURL, "-room", room, "-headless", "-ticks", "600", "-bot", "2", "-record", nativeRec}
+		query := "/?room=" + room + "&bot=1&ticks=600"
+		if relay {
+			args = append(args, "-lobby-relay")
+			query += "&relay=1"
+		}
+		cmd := exec.Command(duel, args...)
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
@@ -266,7 +272,7 @@ func TestBrowserDuel(t *testing.T) {
 			}
 			t.Logf("duel -lobby's stderr:\n%s", stderr.String())
 		}()
-		first.open(ts.URL + "/?room=mixed&bot=1&ticks=600")
+		first.open(ts.URL + query)
 		r, rec := first.ended()
 		select {
 		case <-exited:
@@ -285,7 +291,10 @@ func TestBrowserDuel(t *testing.T) {
 			t.Fatal(err)
 		}
 		checkReplay(t, duel, "duel -lobby", data, r)
-	})
+	}
+	t.Run("page-against-terminal", func(t *testing.T) { pageAgainstTerminal(t, "mixed", false) })
+	// The same through the server's relay: the page with relay=1, duel -lobby -lobby-relay.
+	t.Run("page-against-terminal-through-relay", func(t *testing.T) { pageAgainstTerminal(t, "mixed-relayed", true) })
 
 	// A duel -lobby that ends its game says goodbye: the page, playing on, says that the
 	// other player left, not that it was lost for want of hearing from it.
