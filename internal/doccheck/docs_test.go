@@ -218,6 +218,7 @@ var unattended = map[string]string{
 	"go run ./cmd/duelweb -listen 127.0.0.1:8090":                                "a web server for browsers to play in: cmd/duelweb/browser_test.go plays two pages, and a page against duel -lobby, in Chromium",
 	"go run ./cmd/duel -lobby ws://127.0.0.1:8090/ws -room duel":                 "an interactive terminal game against a browser: cmd/duelweb/browser_test.go plays a headless duel -lobby against a page, cmd/duel/lobby_test.go two",
 	"go run ./cmd/duel -lobby ws://127.0.0.1:8090/ws -room duel -netsim poor":    "an interactive terminal game over a simulated bad network: cmd/duel/lobby_test.go's TestLobbyNetsim plays two headless under poor",
+	"go run ./cmd/duel -lobby ws://127.0.0.1:8090/ws -room duel -lobby-relay":    "an interactive terminal game through duelweb's relay against a browser: cmd/duelweb/browser_test.go plays a headless one against a page in Chromium",
 	"go run ./cmd/duel -replay duel.rec":                                         "replays a recording downloaded from the page: cmd/duelweb/browser_test.go replays the pages' recordings with duel -replay",
 	"bash scripts/many-cores.sh run":                                             "measures for 8 minutes the machine it runs on, for the many-core table: serverbench's and plainticker's tests run them short",
 	"go run ./cmd/relay -listen 127.0.0.1:7400 -metrics 127.0.0.1:7401 -open":    "a server that runs until SIGTERM: cmd/relay's TestServe runs one, plays a match through it and stops it; cmd/duel/relay_test.go plays duels through the command",

@@ -659,8 +659,7 @@ func (r *Relay) sender() *sender {
 	return s
 }
 
-// release sends what s holds and returns it (s.confirmed stays readable until the next
-// sender is taken by the same goroutine).
+// release sends what s holds and returns it to the pool: s is not to be used after.
 func (r *Relay) release(s *sender) {
 	s.flush()
 	r.batches.Put(s)

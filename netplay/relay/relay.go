@@ -364,8 +364,9 @@ func (r *Relay) readLoop() error {
 				p, from := b.Packet(i)
 				r.handle(now, p, nil, from, s)
 			}
+			confirmed := s.confirmed // before s goes back to the pool, for another to take
 			r.release(s)
-			if s.confirmed {
+			if confirmed {
 				r.m.forward.observe(r.now() - now)
 			}
 		}

@@ -97,8 +97,8 @@ func TestRelayOverWebRTC(t *testing.T) {
 		go func() { defer wg.Done(); p.play(stop) }()
 	}
 	deadline := time.Now().Add(time.Minute)
-	for len(ps[0].sums) < 120 || len(ps[1].sums) < 120 {
-		if time.Now().After(deadline) || ps[0].err != nil || ps[1].err != nil {
+	for ps[0].final.Load() < 120 || ps[1].final.Load() < 120 {
+		if time.Now().After(deadline) || ps[0].done.Load() || ps[1].done.Load() {
 			break
 		}
 		time.Sleep(20 * time.Millisecond)

@@ -6,6 +6,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -65,6 +66,10 @@ type udpPlayer struct {
 	h    int
 	sums map[uint64]uint64
 	err  error
+	// final is the last tick final, and done set once play returns: for the test's
+	// goroutine to watch while play runs.
+	final atomic.Uint64
+	done  atomic.Bool
 }
 
 func newUDPPlayer(t *testing.T, relay net.Addr, match string, h, n int, tok []byte) *udpPlayer {
@@ -102,6 +107,7 @@ func newUDPPlayerOn(t *testing.T, conn net.PacketConn, relay net.Addr, match str
 
 // play runs the session until it ends or stop is closed, then closes it.
 func (p *udpPlayer) play(stop <-chan struct{}) {
+	defer p.done.Store(true)
 	defer p.s.Close()
 	start := time.Now()
 	tick := time.NewTicker(time.Second / 60)
@@ -127,7 +133,8 @@ func (p *udpPlayer) play(stop <-chan struct{}) {
 			p.err = err
 			return
 		}
-		for t := p.s.Stats().Confirmed; t > 0; t-- {
+		final := p.s.Stats().Confirmed
+		for t := final; t > 0; t-- {
 			if _, ok := p.sums[t]; ok {
 				break
 			}
@@ -135,6 +142,7 @@ func (p *udpPlayer) play(stop <-chan struct{}) {
 				p.sums[t] = sum
 			}
 		}
+		p.final.Store(final)
 	}
 }
 
@@ -227,7 +235,7 @@ func TestRelaySlot(t *testing.T) {
 		go func() { defer wg.Done(); p.play(stop) }()
 	}
 	deadline := time.Now().Add(time.Minute)
-	for ps[0].s.Stats().Confirmed < 60 || ps[1].s.Stats().Confirmed < 60 {
+	for ps[0].final.Load() < 60 || ps[1].final.Load() < 60 {
 		if time.Now().After(deadline) {
 			break
 		}
