@@ -57,6 +57,7 @@ import (
 	"time"
 
 	"github.com/gameloop-go/gameloop"
+	"github.com/gameloop-go/gameloop/agones"
 	"github.com/gameloop-go/gameloop/internal/cli"
 	"github.com/gameloop-go/gameloop/netplay"
 	"github.com/gameloop-go/gameloop/netplay/relay"
@@ -80,6 +81,9 @@ type options struct {
 	timeout         time.Duration
 	spectatorDelay  int
 	atDeadline      bool
+	drain           time.Duration
+	agonesURL       string
+	roomsCounter    string
 	genkey          string
 	token           bool
 	match           string
@@ -102,6 +106,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.packetRate, "packet-rate", relay.DefaultPacketRate, "the most packets a second one address may send")
 	fs.DurationVar(&o.timeout, "timeout", relay.DefaultTimeout, "how long a player may go unheard before it is dropped")
 	fs.IntVar(&o.spectatorDelay, "spectator-delay", 0, "how many ticks behind the players spectators are fed")
+	fs.DurationVar(&o.drain, "drain", 0, "on SIGTERM, take no new match and let those running finish for up to this long before ending them")
+	fs.StringVar(&o.agonesURL, "agones", "", "the `URL` of Agones' SDK server (http://HOST:PORT); by default AGONES_SDK_HTTP_PORT's on localhost, where Agones sets it, else none")
+	fs.StringVar(&o.roomsCounter, "rooms-counter", "rooms", "with Agones, the GameServer's counter of the matches running (empty for none)")
 	fs.BoolVar(&o.atDeadline, "at-deadline", false, "confirm each tick at its deadline only, even when every input is in before (the same delay for every player)")
 	fs.StringVar(&o.genkey, "genkey", "", "add a new key to the key `FILE` (made if need be), under the next id, and exit")
 	fs.BoolVar(&o.token, "token", false, "print a token for -match and -slot, made with -keys' key -key-id, and exit")
@@ -153,6 +160,8 @@ func checkFlags(o options, args []string) error {
 		return fmt.Errorf("-timeout: %v is not positive", o.timeout)
 	case o.spectatorDelay < 0:
 		return fmt.Errorf("-spectator-delay: %d is negative", o.spectatorDelay)
+	case o.drain < 0:
+		return fmt.Errorf("-drain: %v is negative", o.drain)
 	}
 	return nil
 }
@@ -325,12 +334,42 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	if metricsAddr != "" {
 		logger.Printf("metrics on http://%s/metrics, matches on http://%s/matches", metricsAddr, metricsAddr)
 	}
+	sdk, err := agonesClient(o.agonesURL)
+	if err != nil {
+		return err
+	}
+	serveCtx, stopServe := context.WithCancel(context.Background())
+	defer stopServe()
+	served := make(chan error, 1)
+	go func() { served <- r.Serve(serveCtx) }()
+	var fleet *agonesLink
+	if sdk != nil {
+		fleet = startAgones(sdk, r, o.roomsCounter, logger)
+		defer fleet.stop()
+	}
 	if ready != nil {
 		ready(conn.LocalAddr().String(), metricsAddr)
 	}
-	err = r.Serve(ctx)
-	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
-		err = nil // SIGTERM: every match ended, its players told
+	select {
+	case err = <-served: // the conn failed
+	case <-ctx.Done():
+		// SIGTERM: no new match; those running finish within -drain, then end, their
+		// players told.
+		if o.drain > 0 {
+			logger.Printf("draining: taking no new match, ending those left in %v", o.drain)
+			dctx, cancel := context.WithTimeout(context.Background(), o.drain)
+			if r.Drain(dctx) != nil {
+				logger.Printf("drained for %v: ending the %d matches left", o.drain, len(r.Matches()))
+			}
+			cancel()
+		}
+		stopServe()
+		if err = <-served; errors.Is(err, context.Canceled) {
+			err = nil
+		}
+	}
+	if fleet != nil {
+		fleet.shutdown(o.roomsCounter)
 	}
 	if httpServer != nil {
 		shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -343,6 +382,109 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	m := r.Metrics()
 	logger.Printf("shut down: %d packets in, %d out, %d ticks confirmed, %d inputs replaced", m.PacketsIn, m.PacketsOut, m.Ticks, m.Replaced)
 	return err
+}
+
+// agonesClient returns the client of Agones' SDK server that -agones or AGONES_SDK_HTTP_PORT
+// names, or nil where neither does.
+func agonesClient(flagURL string) (*agones.Client, error) {
+	if flagURL != "" {
+		c, err := agones.New(flagURL, nil)
+		if err != nil {
+			return nil, fmt.Errorf("-agones: %w", err)
+		}
+		return c, nil
+	}
+	c, _, err := agones.FromEnv()
+	return c, err
+}
+
+// agonesLink is the relay's part in an Agones fleet: Ready once it serves, health pings, and
+// the rooms counter kept to the matches running.
+type agonesLink struct {
+	sdk    *agones.Client
+	r      *relay.Relay
+	logf   func(string, ...any)
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// agonesSync is how often the rooms counter is brought up to date, and agonesResync how often
+// it is sent unchanged.
+const (
+	agonesSync   = 250 * time.Millisecond
+	agonesResync = 2 * time.Second
+)
+
+func startAgones(sdk *agones.Client, r *relay.Relay, counter string, logger *log.Logger) *agonesLink {
+	ctx, cancel := context.WithCancel(context.Background())
+	a := &agonesLink{sdk: sdk, r: r, logf: logger.Printf, cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(a.done)
+		go agones.Pinger{Client: sdk, Logf: logger.Printf}.Run(ctx)
+		// Ready, until it goes through: the SDK server may start after the relay.
+		for {
+			err := sdk.Ready(ctx)
+			if err == nil {
+				logger.Printf("agones: Ready")
+				break
+			}
+			logger.Printf("agones: Ready: %v (retrying)", err)
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(time.Second):
+			}
+		}
+		if counter == "" {
+			<-ctx.Done()
+			return
+		}
+		last, lastAt := int64(-1), time.Time{}
+		t := time.NewTicker(agonesSync)
+		defer t.Stop()
+		for {
+			// Sent when it changes, and every few seconds anyway: an SDK server restarted
+			// has lost it.
+			if n := int64(len(r.Matches())); n != last || time.Since(lastAt) > agonesResync {
+				if _, err := sdk.SetCount(ctx, counter, n); err != nil {
+					if ctx.Err() == nil {
+						logger.Printf("agones: counter %q to %d: %v (retrying)", counter, n, err)
+					}
+				} else {
+					last, lastAt = n, time.Now()
+				}
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return a
+}
+
+// stop stops the pings and the counter.
+func (a *agonesLink) stop() {
+	a.cancel()
+	<-a.done
+}
+
+// shutdown tells Agones the relay is done, its matches ended.
+func (a *agonesLink) shutdown(counter string) {
+	a.stop()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if counter != "" {
+		if _, err := a.sdk.SetCount(ctx, counter, int64(len(a.r.Matches()))); err != nil {
+			a.logf("agones: counter %q: %v", counter, err)
+		}
+	}
+	if err := a.sdk.Shutdown(ctx); err != nil {
+		a.logf("agones: Shutdown: %v", err)
+		return
+	}
+	a.logf("agones: Shutdown")
 }
 
 // fileName returns name made safe for a file name: letters, digits, '-', '_' and '.' kept, the

@@ -142,10 +142,11 @@ type Relay struct {
 	opts Options
 	now  func() time.Duration
 
-	mu      sync.Mutex
-	matches map[string]*match
-	addrs   map[addrKey]*member
-	closed  bool
+	mu       sync.Mutex
+	matches  map[string]*match
+	addrs    map[addrKey]*member
+	closed   bool
+	draining bool // no new match
 
 	// The reader's own (one goroutine).
 	verifier  *token.Verifier
@@ -321,6 +322,31 @@ func (r *Relay) Serve(ctx context.Context) error {
 	}
 	r.shutdown()
 	return err
+}
+
+// Drain stops taking new matches (a join for one is refused: the relay has no room; players
+// of the matches running may still join them again) and waits until every match running has
+// ended, or ctx has: then it returns ctx's error, and the matches left run on (Serve's end ends
+// them). A relay on a fleet drains on SIGTERM, within the time its orchestrator grants.
+func (r *Relay) Drain(ctx context.Context) error {
+	r.mu.Lock()
+	r.draining = true
+	r.mu.Unlock()
+	t := time.NewTicker(50 * time.Millisecond)
+	defer t.Stop()
+	for {
+		r.mu.Lock()
+		n := len(r.matches)
+		r.mu.Unlock()
+		if n == 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
 }
 
 // shutdown ends every match and refuses new ones.
@@ -530,10 +556,14 @@ func (r *Relay) join(now time.Duration, k addrKey, addr net.Addr) {
 	}
 	r.mu.Lock()
 	mt := r.matches[name]
-	closed := r.closed
+	closed, draining := r.closed, r.draining
 	r.mu.Unlock()
-	if closed {
+	switch {
+	case closed:
 		r.refuse(k, addr, wire.RefusedEnded)
+		return
+	case draining && mt == nil:
+		r.refuse(k, addr, wire.RefusedFull)
 		return
 	}
 	if mt == nil {
@@ -620,7 +650,7 @@ func (r *Relay) createMatch(name string, cfg MatchConfig) (*match, error) {
 	}
 	r.mu.Lock()
 	switch {
-	case r.closed:
+	case r.closed || r.draining:
 		r.mu.Unlock()
 		return nil, ErrClosed
 	case r.matches[name] != nil:
