@@ -230,15 +230,7 @@ func (s *Session[I]) handle(pr *peer, m *wire.Message) bool {
 		s.out.Kind, s.out.PingSent = wire.KindQualityReply, m.PingSent
 		s.send(pr, &s.out)
 	case wire.KindQualityReply:
-		rtt := s.now - time.Duration(m.PingSent)
-		if rtt < 0 || rtt > s.cfg.DisconnectTimeout {
-			return false
-		}
-		if !pr.haveRTT {
-			pr.rtt, pr.haveRTT = rtt, true
-		} else {
-			pr.rtt += (rtt - pr.rtt) / 8
-		}
+		return s.qualityReply(pr, m)
 	case wire.KindChecksumReport:
 		t := uint64(m.Tick)
 		if s.cfg.DesyncInterval <= 0 || t == 0 || t%uint64(s.cfg.DesyncInterval) != 0 {
@@ -260,6 +252,26 @@ func (s *Session[I]) handle(pr *peer, m *wire.Message) bool {
 		s.quit(fmt.Errorf("%w: by player %d's peer", ErrKicked, pr.first))
 	}
 	return true
+}
+
+// qualityReply takes the round trip a QualityReply measures; it reports false for one out of
+// range (forged, or of a clock that went back).
+func (s *Session[I]) qualityReply(pr *peer, m *wire.Message) bool {
+	rtt := s.now - time.Duration(m.PingSent)
+	if rtt < 0 || rtt > s.cfg.DisconnectTimeout {
+		return false
+	}
+	pr.noteRTT(rtt)
+	return true
+}
+
+// noteRTT averages a round trip measured into pr's.
+func (pr *peer) noteRTT(rtt time.Duration) {
+	if !pr.haveRTT {
+		pr.rtt, pr.haveRTT = rtt, true
+	} else {
+		pr.rtt += (rtt - pr.rtt) / 8
+	}
 }
 
 // heard notes that pr was heard from now.

@@ -160,15 +160,7 @@ func (s *Session[I]) relayHandle(pr *peer, m *wire.Message) bool {
 		}
 		return s.relayInput(pr, m)
 	case wire.KindQualityReply:
-		rtt := s.now - time.Duration(m.PingSent)
-		if rtt < 0 || rtt > s.cfg.DisconnectTimeout {
-			return false
-		}
-		if !pr.haveRTT {
-			pr.rtt, pr.haveRTT = rtt, true
-		} else {
-			pr.rtt += (rtt - pr.rtt) / 8
-		}
+		return s.qualityReply(pr, m)
 	case wire.KindPlayerSum:
 		s.relaySum(m.Slot, uint64(m.Tick), m.Sum)
 	case wire.KindDropped:
@@ -198,11 +190,7 @@ func (s *Session[I]) relayHandle(pr *peer, m *wire.Message) bool {
 // sync aims by it from the first tick.
 func (s *Session[I]) joinRTT(pr *peer) {
 	if rtt := s.now - pr.syncSentAt; rtt >= 0 && rtt < syncRetry {
-		if !pr.haveRTT {
-			pr.rtt, pr.haveRTT = rtt, true
-		} else {
-			pr.rtt += (rtt - pr.rtt) / 8
-		}
+		pr.noteRTT(rtt)
 	}
 }
 
@@ -505,21 +493,7 @@ func (s *Session[I]) advanceRelay() ([]Request[I], error) {
 	if s.tick == 0 {
 		s.reqs = append(s.reqs, Request[I]{Kind: Save, Tick: 0, Slot: 0})
 	}
-	used := 0
-	if first := s.firstWrong(); first <= s.tick {
-		first = max(first, s.tick-min(uint64(s.depth), s.tick))
-		if first == 0 {
-			first = 1
-		}
-		s.reqs = append(s.reqs, Request[I]{Kind: Load, Tick: first - 1, Slot: int((first - 1) % uint64(s.slots))})
-		for t := first; t <= s.tick; t++ {
-			used = s.advanceRequest(t, used)
-		}
-		depth := int(s.tick - first + 1)
-		s.stats.Rollbacks++
-		s.stats.LastRollback = depth
-		s.stats.MaxRollback = max(s.stats.MaxRollback, depth)
-	}
+	used := s.rollback()
 	for range ticks {
 		next := s.tick + 1
 		if next > limit {

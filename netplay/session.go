@@ -725,26 +725,35 @@ func (s *Session[I]) Advance(now time.Duration) ([]Request[I], error) {
 		s.final = min(s.confirmed(), s.tick)
 		return s.reqs, nil
 	}
-	used := 0
-	// A rollback to the first tick that ran with an input that proved wrong.
-	if first := s.firstWrong(); first <= s.tick {
-		first = max(first, s.tick-min(uint64(s.depth), s.tick))
-		if first == 0 {
-			first = 1
-		}
-		s.reqs = append(s.reqs, Request[I]{Kind: Load, Tick: first - 1, Slot: int((first - 1) % uint64(s.slots))})
-		for t := first; t <= s.tick; t++ {
-			used = s.advanceRequest(t, used)
-		}
-		depth := int(s.tick - first + 1)
-		s.stats.Rollbacks++
-		s.stats.LastRollback = depth
-		s.stats.MaxRollback = max(s.stats.MaxRollback, depth)
-	}
+	used := s.rollback()
 	s.advanceRequest(next, used)
 	s.tick = next
 	s.final = min(s.confirmed(), s.tick)
 	return s.reqs, nil
+}
+
+// rollback appends the requests of a rollback to the first tick that ran with an input that
+// proved wrong, if one did (a Load, then the ticks since played again), and returns how many
+// of s.inputs they use.
+func (s *Session[I]) rollback() int {
+	first := s.firstWrong()
+	if first > s.tick {
+		return 0
+	}
+	first = max(first, s.tick-min(uint64(s.depth), s.tick))
+	if first == 0 {
+		first = 1
+	}
+	s.reqs = append(s.reqs, Request[I]{Kind: Load, Tick: first - 1, Slot: int((first - 1) % uint64(s.slots))})
+	used := 0
+	for t := first; t <= s.tick; t++ {
+		used = s.advanceRequest(t, used)
+	}
+	depth := int(s.tick - first + 1)
+	s.stats.Rollbacks++
+	s.stats.LastRollback = depth
+	s.stats.MaxRollback = max(s.stats.MaxRollback, depth)
+	return used
 }
 
 // addLocalInputs schedules the local players' inputs added since the last call at tick at,

@@ -208,12 +208,12 @@ func TestBrowserDuel(t *testing.T) {
 	first := startBrowser(t, chromium)
 	second := first.newTab("page 2")
 
-	// Two pages, each a seeded bot, play 600 ticks through the lobby: both show the same
-	// checksum, and each recording replays matched natively.
-	t.Run("two-pages", func(t *testing.T) {
+	// Two pages, each a seeded bot, play 600 ticks in a room: both show the same checksum,
+	// and each recording replays matched natively.
+	twoPages := func(t *testing.T, query string) {
 		first.t, second.t = t, t
-		first.open(ts.URL + "/?room=pages&bot=1&ticks=600")
-		second.open(ts.URL + "/?room=pages&bot=2&ticks=600")
+		first.open(ts.URL + query + "&bot=1&ticks=600")
+		second.open(ts.URL + query + "&bot=2&ticks=600")
 		first.waitFor("the game to run", `typeof window.duelweb?.status === "function" && / tick [1-9]/.test(duelweb.status())`)
 		r1, rec1 := first.ended()
 		r2, rec2 := second.ended()
@@ -222,23 +222,11 @@ func TestBrowserDuel(t *testing.T) {
 		}
 		checkReplay(t, duel, "page 1", rec1, r1)
 		checkReplay(t, duel, "page 2", rec2, r2)
-	})
-
-	// Two pages play through the server's relay, which joins their room at their ask: both
-	// show the same checksum, and each recording replays matched natively.
-	t.Run("two-pages-through-relay", func(t *testing.T) {
-		first.t, second.t = t, t
-		first.open(ts.URL + "/?room=relayed&relay=1&bot=1&ticks=600")
-		second.open(ts.URL + "/?room=relayed&relay=1&bot=2&ticks=600")
-		first.waitFor("the game to run", `typeof window.duelweb?.status === "function" && / tick [1-9]/.test(duelweb.status())`)
-		r1, rec1 := first.ended()
-		r2, rec2 := second.ended()
-		if r1 != r2 {
-			t.Fatalf("the pages showed %q and %q: want the same", r1, r2)
-		}
-		checkReplay(t, duel, "page 1", rec1, r1)
-		checkReplay(t, duel, "page 2", rec2, r2)
-	})
+	}
+	// Peer to peer, through the lobby.
+	t.Run("two-pages", func(t *testing.T) { twoPages(t, "/?room=pages") })
+	// Through the server's relay, which joins their room at their ask.
+	t.Run("two-pages-through-relay", func(t *testing.T) { twoPages(t, "/?room=relayed&relay=1") })
 
 	// A page plays a native duel -lobby, headless: both show the same checksum line, and
 	// both recordings replay matched.
