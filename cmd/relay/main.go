@@ -342,10 +342,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	defer stopServe()
 	served := make(chan error, 1)
 	go func() { served <- r.Serve(serveCtx) }()
-	var fleet *agonesLink
+	var fleet *agones.Link
 	if sdk != nil {
-		fleet = startAgones(sdk, r, o.roomsCounter, logger)
-		defer fleet.stop()
+		fleet = agones.Start(sdk, o.roomsCounter, func() int64 { return int64(len(r.Matches())) }, logger.Printf)
+		defer fleet.Stop()
 	}
 	if ready != nil {
 		ready(conn.LocalAddr().String(), metricsAddr)
@@ -369,7 +369,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		}
 	}
 	if fleet != nil {
-		fleet.shutdown(o.roomsCounter)
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		if err := fleet.Shutdown(sctx); err != nil {
+			logger.Printf("agones: Shutdown: %v", err)
+		}
+		cancel()
 	}
 	if httpServer != nil {
 		shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -396,95 +400,6 @@ func agonesClient(flagURL string) (*agones.Client, error) {
 	}
 	c, _, err := agones.FromEnv()
 	return c, err
-}
-
-// agonesLink is the relay's part in an Agones fleet: Ready once it serves, health pings, and
-// the rooms counter kept to the matches running.
-type agonesLink struct {
-	sdk    *agones.Client
-	r      *relay.Relay
-	logf   func(string, ...any)
-	cancel context.CancelFunc
-	done   chan struct{}
-}
-
-// agonesSync is how often the rooms counter is brought up to date, and agonesResync how often
-// it is sent unchanged.
-const (
-	agonesSync   = 250 * time.Millisecond
-	agonesResync = 2 * time.Second
-)
-
-func startAgones(sdk *agones.Client, r *relay.Relay, counter string, logger *log.Logger) *agonesLink {
-	ctx, cancel := context.WithCancel(context.Background())
-	a := &agonesLink{sdk: sdk, r: r, logf: logger.Printf, cancel: cancel, done: make(chan struct{})}
-	go func() {
-		defer close(a.done)
-		go agones.Pinger{Client: sdk, Logf: logger.Printf}.Run(ctx)
-		// Ready, until it goes through: the SDK server may start after the relay.
-		for {
-			err := sdk.Ready(ctx)
-			if err == nil {
-				logger.Printf("agones: Ready")
-				break
-			}
-			logger.Printf("agones: Ready: %v (retrying)", err)
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(time.Second):
-			}
-		}
-		if counter == "" {
-			<-ctx.Done()
-			return
-		}
-		last, lastAt := int64(-1), time.Time{}
-		t := time.NewTicker(agonesSync)
-		defer t.Stop()
-		for {
-			// Sent when it changes, and every few seconds anyway: an SDK server restarted
-			// has lost it.
-			if n := int64(len(r.Matches())); n != last || time.Since(lastAt) > agonesResync {
-				if _, err := sdk.SetCount(ctx, counter, n); err != nil {
-					if ctx.Err() == nil {
-						logger.Printf("agones: counter %q to %d: %v (retrying)", counter, n, err)
-					}
-				} else {
-					last, lastAt = n, time.Now()
-				}
-			}
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
-		}
-	}()
-	return a
-}
-
-// stop stops the pings and the counter.
-func (a *agonesLink) stop() {
-	a.cancel()
-	<-a.done
-}
-
-// shutdown tells Agones the relay is done, its matches ended.
-func (a *agonesLink) shutdown(counter string) {
-	a.stop()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if counter != "" {
-		if _, err := a.sdk.SetCount(ctx, counter, int64(len(a.r.Matches()))); err != nil {
-			a.logf("agones: counter %q: %v", counter, err)
-		}
-	}
-	if err := a.sdk.Shutdown(ctx); err != nil {
-		a.logf("agones: Shutdown: %v", err)
-		return
-	}
-	a.logf("agones: Shutdown")
 }
 
 // fileName returns name made safe for a file name: letters, digits, '-', '_' and '.' kept, the
