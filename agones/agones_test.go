@@ -1,90 +1,26 @@
-package agones
+package agones_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"fmt"
-	"net"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/gameloop-go/gameloop/agones"
+	"github.com/gameloop-go/gameloop/agones/agonestest"
 )
-
-// sdkServerPath is Agones' own SDK server, built from its source, beside the repository.
-var sdkServerPath = filepath.Join("..", "..", "shared", "agones", "sdk-server")
-
-const gameServer = `apiVersion: "agones.dev/v1"
-kind: GameServer
-metadata:
-  name: test
-status:
-  counters:
-    rooms:
-      count: 0
-      capacity: 10
-  lists:
-    players:
-      capacity: 4
-      values: []
-`
-
-// startSDK starts Agones' SDK server locally and returns a client of it, or skips the test
-// where there is none.
-func startSDK(t *testing.T) *Client {
-	t.Helper()
-	if _, err := os.Stat(sdkServerPath); err != nil {
-		t.Skipf("no Agones SDK server at %s (%v)", sdkServerPath, err)
-	}
-	file := filepath.Join(t.TempDir(), "gs.yaml")
-	if err := os.WriteFile(file, []byte(gameServer), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	port := func() int {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer l.Close()
-		return l.Addr().(*net.TCPAddr).Port
-	}
-	httpPort := port()
-	var out bytes.Buffer
-	cmd := exec.Command(sdkServerPath, "--local", "--address", "127.0.0.1", "--http-port", fmt.Sprint(httpPort),
-		"--grpc-port", fmt.Sprint(port()), "--health-port", fmt.Sprint(port()), "-f", file, "--graceful-termination=false")
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	c, err := New(fmt.Sprintf("http://127.0.0.1:%d", httpPort), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(time.Minute)
-	for {
-		if _, err := c.GameServer(context.Background()); err == nil {
-			return c
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the SDK server did not answer in a minute")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
 
 // TestSDK: every call against Agones' own SDK server: Ready, Health, a label and an
 // annotation, the rooms counter (set, added to, capacity), the players list, the watch seeing
 // the allocation, and Shutdown; an unknown counter's error is the SDK server's.
 func TestSDK(t *testing.T) {
-	c := startSDK(t)
+	var apiErr *agones.Error
+	c := agonestest.Start(t, "").Client
 	ctx := context.Background()
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
 	states := make(chan string, 16)
-	go c.WatchGameServer(watchCtx, func(gs GameServer) { states <- gs.Status.State })
+	go c.WatchGameServer(watchCtx, func(gs agones.GameServer) { states <- gs.Status.State })
 	for _, f := range []func(context.Context) error{c.Ready, c.Health} {
 		if err := f(ctx); err != nil {
 			t.Fatal(err)
@@ -96,7 +32,7 @@ func TestSDK(t *testing.T) {
 	if err := c.SetAnnotation(ctx, "relay", "127.0.0.1:7400"); err != nil {
 		t.Fatal(err)
 	}
-	if ct, err := c.SetCount(ctx, "rooms", 3); err != nil || ct.Count != 3 || ct.Capacity != 10 {
+	if ct, err := c.SetCount(ctx, "rooms", 3); err != nil || ct.Count != 3 || ct.Capacity != 100 {
 		t.Fatalf("SetCount: %+v, %v", ct, err)
 	}
 	if ct, err := c.AddCount(ctx, "rooms", -1); err != nil || ct.Count != 2 {
@@ -108,11 +44,10 @@ func TestSDK(t *testing.T) {
 	if ct, err := c.Counter(ctx, "rooms"); err != nil || ct.Count != 2 || ct.Capacity != 20 {
 		t.Fatalf("Counter: %+v, %v", ct, err)
 	}
-	var apiErr *Error
 	if _, err := c.Counter(ctx, "nope"); !errors.As(err, &apiErr) {
 		t.Errorf("an unknown counter: %v, want an *Error", err)
 	}
-	if l, err := c.AddListValue(ctx, "players", "p1"); err != nil || len(l.Values) != 1 || l.Capacity != 4 {
+	if l, err := c.AddListValue(ctx, "players", "p1"); err != nil || len(l.Values) != 1 || l.Capacity != 8 {
 		t.Fatalf("AddListValue: %+v, %v", l, err)
 	}
 	if l, err := c.RemoveListValue(ctx, "players", "p1"); err != nil || len(l.Values) != 0 {
@@ -143,24 +78,23 @@ func TestSDK(t *testing.T) {
 	}
 }
 
-// TestFromEnv: no AGONES_SDK_HTTP_PORT, no client; a port, a client of localhost; anything
-// else, an error.
+// TestFromEnv: no AGONES_SDK_HTTP_PORT, no client; a port, a client; anything else, an error.
 func TestFromEnv(t *testing.T) {
-	t.Setenv(EnvPort, "")
-	if c, ok, err := FromEnv(); c != nil || ok || err != nil {
+	t.Setenv(agones.EnvPort, "")
+	if c, ok, err := agones.FromEnv(); c != nil || ok || err != nil {
 		t.Errorf("unset: %v, %v, %v", c, ok, err)
 	}
-	t.Setenv(EnvPort, "9358")
-	if c, ok, err := FromEnv(); c == nil || !ok || err != nil || c.base != "http://localhost:9358" {
+	t.Setenv(agones.EnvPort, "9358")
+	if c, ok, err := agones.FromEnv(); c == nil || !ok || err != nil {
 		t.Errorf("9358: %v, %v, %v", c, ok, err)
 	}
 	for _, v := range []string{"x", "0", "70000"} {
-		t.Setenv(EnvPort, v)
-		if _, _, err := FromEnv(); err == nil {
+		t.Setenv(agones.EnvPort, v)
+		if _, _, err := agones.FromEnv(); err == nil {
 			t.Errorf("%q: no error", v)
 		}
 	}
-	if _, err := New("localhost:9358", nil); err == nil {
+	if _, err := agones.New("localhost:9358", nil); err == nil {
 		t.Error("New without a scheme: no error")
 	}
 }

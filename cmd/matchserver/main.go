@@ -43,7 +43,13 @@
 // matchserver_matches_ended_total, matchserver_ticks_total, matchserver_dropped_ticks_total,
 // matchserver_dropped_seconds_total (game time dropped), matchserver_tick_lateness_seconds
 // (a histogram of how late each update began) and matchserver_refused_total (commands refused,
-// by reason: full, input or conns).
+// by reason: full, input, conns or draining).
+//
+// On Agones (where AGONES_SDK_HTTP_PORT is set, or with -agones URL) the server tells the SDK
+// server beside it that it is Ready once it listens, pings its health, keeps the GameServer's
+// rooms counter (-rooms-counter) to the matches running, and calls Shutdown as it exits. With
+// -drain D, SIGTERM first stops it taking connections and STARTs (ERR, refused as "draining")
+// and lets the matches running end for up to D (docs/agones.md).
 //
 // A server would rather catch up than drop time (its clients' clocks go on), so by default a
 // match may run up to -catchup-ticks updates in one pass and account for up to -catchup-time of
@@ -69,6 +75,7 @@ import (
 	"time"
 
 	"github.com/gameloop-go/gameloop"
+	"github.com/gameloop-go/gameloop/agones"
 	"github.com/gameloop-go/gameloop/internal/cli"
 	"github.com/gameloop-go/gameloop/replay"
 	"github.com/prometheus/client_golang/prometheus"
@@ -99,6 +106,9 @@ type options struct {
 	maxConns          int
 	writeTimeout      time.Duration
 	idleTimeout       time.Duration
+	drain             time.Duration
+	agonesURL         string
+	roomsCounter      string
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -117,6 +127,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.maxInput, "max-input", 64, "the most inputs a match holds for its next tick: an INPUT past it is refused")
 	fs.IntVar(&o.maxConns, "max-conns", 20000, "the most connections open at once: one past it is answered ERR and closed")
 	fs.DurationVar(&o.writeTimeout, "write-timeout", 10*time.Second, "how long an answer may wait for a client that does not read before its connection is closed")
+	fs.DurationVar(&o.drain, "drain", 0, "on SIGTERM, refuse new matches and let those running end for up to this long before ending them")
+	fs.StringVar(&o.agonesURL, "agones", "", "the `URL` of Agones' SDK server (http://HOST:PORT); by default AGONES_SDK_HTTP_PORT's on localhost, where Agones sets it, else none")
+	fs.StringVar(&o.roomsCounter, "rooms-counter", "rooms", "with Agones, the GameServer's counter of the matches running (empty for none)")
 	fs.DurationVar(&o.idleTimeout, "idle-timeout", 5*time.Minute, "how long a client may send nothing before its connection is closed, ending its match")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: matchserver [flags]\n\nServes matches over TCP (START [seed], INPUT key, END), /metrics over HTTP; see go doc.\n\nflags:")
@@ -154,6 +167,8 @@ func checkFlags(o options, args []string) error {
 		return fmt.Errorf("-write-timeout: %v is not positive", o.writeTimeout)
 	case o.idleTimeout <= 0:
 		return fmt.Errorf("-idle-timeout: %v is not positive", o.idleTimeout)
+	case o.drain < 0:
+		return fmt.Errorf("-drain: %v is negative", o.drain)
 	}
 	return nil
 }
@@ -184,7 +199,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	}
 	defer mln.Close()
 
-	s := newServer(ctx, o, log.New(stderr, "matchserver: ", 0))
+	var sdk *agones.Client
+	if o.agonesURL != "" {
+		if sdk, err = agones.New(o.agonesURL, nil); err != nil {
+			return fmt.Errorf("-agones: %w", err)
+		}
+	} else if sdk, _, err = agones.FromEnv(); err != nil {
+		return err
+	}
+	// The matches run until the server's own context ends: on SIGTERM (ctx) it first drains.
+	srvCtx, endMatches := context.WithCancel(context.Background())
+	defer endMatches()
+	logger := log.New(stderr, "matchserver: ", 0)
+	s := newServer(srvCtx, o, logger)
+	s.stop = ctx
 	// The metrics' clients are not trusted either: a connection kept alive and idle is closed
 	// after -idle-timeout, so that idle connections cannot use up the process's descriptors.
 	httpServer := &http.Server{Handler: s.metricsHandler(), ReadHeaderTimeout: 10 * time.Second,
@@ -192,6 +220,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	httpDone := make(chan error, 1)
 	go func() { httpDone <- httpServer.Serve(mln) }()
 	fmt.Fprintf(stderr, "matchserver: serving matches on %s, metrics on http://%s/metrics\n", ln.Addr(), mln.Addr())
+	var fleet *agones.Link
+	if sdk != nil {
+		fleet = agones.Start(sdk, o.roomsCounter, s.running.Load, logger.Printf)
+		defer fleet.Stop()
+	}
 	if ready != nil {
 		ready(ln.Addr().String(), mln.Addr().String())
 	}
@@ -200,9 +233,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	stopAccept := context.AfterFunc(ctx, func() { ln.Close() })
 	defer stopAccept()
 	if err := s.accept(ln); err != nil {
+		endMatches()
 		s.shutdown()
 		return err
 	}
+	if o.drain > 0 {
+		s.drain(o.drain)
+	}
+	endMatches()
 	// SIGTERM: every match ends with the context; each connection answers ENDED, closes its
 	// recording and returns.
 	s.shutdown()
@@ -211,6 +249,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	err = httpServer.Shutdown(shutdownCtx)
 	if herr := <-httpDone; !errors.Is(herr, http.ErrServerClosed) {
 		err = errors.Join(err, herr)
+	}
+	if fleet != nil {
+		actx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		if ferr := fleet.Shutdown(actx); ferr != nil {
+			logger.Printf("agones: Shutdown: %v", ferr)
+		}
+		cancel()
 	}
 	fmt.Fprintf(stderr, "matchserver: shut down after %d matches\n", s.started.Load())
 	return err
@@ -227,15 +272,14 @@ const (
 // down (or -write-timeout, if shorter): a client that does not read holds shutdown up no longer.
 const shutdownGrace = time.Second
 
-// accept serves each connection ln accepts, until the server's context ends (nil) or ln fails
-// for good. A failed accept (out of file descriptors, say) is logged and retried after a back
+// accept serves each connection ln accepts, until the server stops (nil) or ln fails for good. A failed accept (out of file descriptors, say) is logged and retried after a back
 // off of 5 ms, doubling to 1 s: the server goes on serving the connections it has.
 func (s *server) accept(ln net.Listener) error {
 	var backoff time.Duration
 	for {
 		conn, err := ln.Accept()
 		if err != nil {
-			if s.ctx.Err() != nil {
+			if s.stop.Err() != nil || s.ctx.Err() != nil {
 				return nil
 			}
 			if errors.Is(err, net.ErrClosed) {
@@ -244,7 +288,7 @@ func (s *server) accept(ln net.Listener) error {
 			backoff = min(max(2*backoff, minAcceptBackoff), maxAcceptBackoff)
 			s.log.Printf("accepting: %v; retrying in %v", err, backoff)
 			select {
-			case <-s.ctx.Done():
+			case <-s.stop.Done():
 				return nil
 			case <-time.After(backoff):
 			}
@@ -271,7 +315,8 @@ func (s *server) refuse(conn net.Conn) {
 
 // server runs the matches of every connection on one pool.
 type server struct {
-	ctx     context.Context
+	ctx     context.Context // ends the matches
+	stop    context.Context // stops accepting (SIGTERM): the matches drain, then ctx ends
 	o       options
 	log     *log.Logger
 	clock   *gameloop.SharedClock
@@ -282,15 +327,30 @@ type server struct {
 	started atomic.Uint64
 	// running counts the matches started and not yet ended, against -max-matches.
 	running atomic.Int64
+	// draining is set on SIGTERM with -drain: no new match.
+	draining atomic.Bool
 
 	metrics *metrics
 }
 
 func newServer(ctx context.Context, o options, logger *log.Logger) *server {
 	clock := gameloop.NewSharedClock(&gameloop.SharedClockOptions{Resolution: o.resolution})
-	s := &server{ctx: ctx, o: o, log: logger, clock: clock, pool: gameloop.NewPool(clock, nil)}
+	s := &server{ctx: ctx, stop: ctx, o: o, log: logger, clock: clock, pool: gameloop.NewPool(clock, nil)}
 	s.metrics = newMetrics(s.pool)
 	return s
+}
+
+// drain refuses new matches and waits for those running to end, for up to d.
+func (s *server) drain(d time.Duration) {
+	s.draining.Store(true)
+	s.log.Printf("draining: taking no new match, ending those left in %v", d)
+	deadline := time.Now().Add(d)
+	for s.running.Load() > 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := s.running.Load(); n > 0 {
+		s.log.Printf("drained for %v: ending the %d matches left", d, n)
+	}
 }
 
 // shutdown waits for every connection to end its match, then stops the pool and the clock.
@@ -418,6 +478,9 @@ func (s *server) serve(conn net.Conn) {
 	}
 }
 
+// errDraining is why a START is refused once the server drains.
+var errDraining = errors.New("the server is shutting down: start the match on another")
+
 // errFull is why a START is refused when -max-matches are running.
 var errFull = errors.New("the server is full")
 
@@ -427,6 +490,10 @@ var errRecording = errors.New("the match could not be recorded")
 
 // start starts a match of the arena seed decides, recorded if the server records.
 func (s *server) start(seed uint64) (_ *match, err error) {
+	if s.draining.Load() {
+		s.metrics.refused.WithLabelValues("draining").Inc()
+		return nil, errDraining
+	}
 	if s.running.Add(1) > int64(s.o.maxMatches) {
 		s.running.Add(-1)
 		s.metrics.refused.WithLabelValues("full").Inc()

@@ -239,7 +239,7 @@ var inSuite = map[string]string{
 	"go test -count=1 -v -run TestFloatsFuseByBuild ./internal/duel":                              "scripts/test.sh's go test -race ./... runs it",
 	"GOOS=js GOARCH=wasm go build ./netplay/rtc":                                                  "scripts/test.d/rtc-wasm.sh builds and vets it",
 	"go test -count=1 -v -run TestBrowserDuel ./cmd/duelweb":                                      "scripts/test.sh's go test -race ./... runs it",
-	"go test ./agones ./cmd/relay":                                                                "scripts/test.sh's go test -race ./... runs them",
+	"go test ./agones ./cmd/relay ./cmd/matchserver":                                              "scripts/test.sh's go test -race ./... runs them",
 }
 
 // measuresInSuite lists the commands that print figures the documents quote and that no
