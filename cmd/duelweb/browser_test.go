@@ -29,6 +29,7 @@ import (
 
 	"github.com/gameloop-go/gameloop/internal/chromiumtest"
 	"github.com/gameloop-go/gameloop/internal/duelnet"
+	"github.com/gameloop-go/gameloop/netplay/relay/rooms"
 	"github.com/gameloop-go/gameloop/netplay/rtc/lobby"
 	"github.com/gameloop-go/gameloop/replay"
 )
@@ -198,8 +199,8 @@ func TestBrowserDuel(t *testing.T) {
 	pool := gameloop.NewPool(clock, nil)
 	defer pool.Close()
 	relayCtx, stopRelay := context.WithCancel(context.Background())
-	rr := newRoomRelay(relayCtx, pool, t.Logf)
-	defer rr.wait()
+	rr := rooms.New(relayCtx, pool, &rooms.Options{Logf: t.Logf})
+	defer rr.Wait()
 	defer stopRelay()
 	ts := httptest.NewServer(s.handler(l, rr))
 	defer ts.Close()

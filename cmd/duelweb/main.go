@@ -42,6 +42,7 @@ import (
 	"github.com/gameloop-go/gameloop"
 	"github.com/gameloop-go/gameloop/internal/cli"
 	"github.com/gameloop-go/gameloop/internal/wasmsite"
+	"github.com/gameloop-go/gameloop/netplay/relay/rooms"
 	"github.com/gameloop-go/gameloop/netplay/rtc/lobby"
 )
 
@@ -110,8 +111,8 @@ func run(ctx context.Context, opts options, stdout, stderr io.Writer) error {
 	defer pool.Close()
 	relayCtx, stopRelay := context.WithCancel(ctx)
 	defer stopRelay()
-	rr := newRoomRelay(relayCtx, pool, log.New(stderr, "duelweb: ", 0).Printf)
-	defer rr.wait()
+	rr := rooms.New(relayCtx, pool, &rooms.Options{Logf: log.New(stderr, "duelweb: relay: ", 0).Printf})
+	defer rr.Wait()
 	ln, err := net.Listen("tcp", opts.listen)
 	if err != nil {
 		return err

@@ -11,6 +11,12 @@
 // connect only if -origins lists them); a client that does not read a file for 30 s
 // (-write-timeout) is cut off.
 //
+// With -relay the lobby also hands rooms to a relay when their players ask (POST
+// /relay?room=NAME, before they join the room with a size of 3): the relay joins the room as
+// its third member and the two players play through it (package netplay/relay/rooms), each
+// finding it with netplay.FindRelay; the relay then decides every tick, and game traffic goes
+// through this process.
+//
 // Clients are not trusted: every limit below is enforced, and a client that breaks the
 // protocol or a limit is sent an error message saying why and closed; the server logs it. A
 // client that does not read what it is sent is closed as slow once -max-queued bytes wait for
@@ -44,8 +50,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gameloop-go/gameloop"
 	"github.com/gameloop-go/gameloop/internal/cli"
 	"github.com/gameloop-go/gameloop/internal/wasmsite"
+	"github.com/gameloop-go/gameloop/netplay/relay/rooms"
 	"github.com/gameloop-go/gameloop/netplay/rtc/lobby"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -62,6 +70,7 @@ func main() {
 type options struct {
 	listen, path, metrics, static, origins string
 	writeTimeout                           time.Duration
+	relay                                  bool
 	cfg                                    lobby.Config
 }
 
@@ -74,6 +83,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.metrics, "metrics", "", "serve /metrics on this `address` (by default on -listen's)")
 	fs.StringVar(&o.static, "static", "", "also serve the files of `DIR` at /")
 	fs.DurationVar(&o.writeTimeout, "write-timeout", wasmsite.DefaultWriteTimeout, "how long a write of an HTTP response (a -static file, the metrics) may wait for the client to read before it is cut off")
+	fs.BoolVar(&o.relay, "relay", false, "also run a relay that joins a room when its players ask (POST /relay?room=NAME), for them to play through (netplay/relay/rooms)")
 	fs.StringVar(&o.origins, "origins", "", "comma-separated origins (host patterns, such as *.example.com) of other sites whose pages may connect")
 	fs.IntVar(&o.cfg.MaxRooms, "max-rooms", lobby.DefaultMaxRooms, "the most rooms open at once")
 	fs.IntVar(&o.cfg.MaxRoomSize, "max-room-size", lobby.MaxRoomSize, "the largest room, 2 to 8 peers")
@@ -138,7 +148,7 @@ func checkPath(p string) error {
 // / (each write bounded by -write-timeout), and metrics unless they have a listener of their
 // own. It returns an error for a path the mux refuses (which parseFlags' checks are meant to
 // have refused already).
-func (o options) routes(l, metrics http.Handler) (mux *http.ServeMux, err error) {
+func (o options) routes(l, metrics, relay http.Handler) (mux *http.ServeMux, err error) {
 	defer func() {
 		// ServeMux panics on a pattern it refuses, with no other way to ask it.
 		if r := recover(); r != nil {
@@ -152,6 +162,9 @@ func (o options) routes(l, metrics http.Handler) (mux *http.ServeMux, err error)
 	}
 	if o.metrics == "" {
 		mux.Handle("/metrics", metrics)
+	}
+	if relay != nil {
+		mux.Handle("/relay", relay)
 	}
 	return mux, nil
 }
@@ -176,7 +189,19 @@ func run(ctx context.Context, args []string, stderr io.Writer, ready func(addr, 
 		return &cli.UsageError{Err: err}
 	}
 	metrics := promhttp.HandlerFor(registry(l), promhttp.HandlerOpts{})
-	mux, err := o.routes(l, metrics)
+	var relay http.Handler
+	if o.relay {
+		clock := gameloop.NewSharedClock(nil)
+		defer clock.Close()
+		pool := gameloop.NewPool(clock, nil)
+		defer pool.Close()
+		relayCtx, stopRelay := context.WithCancel(context.Background())
+		rr := rooms.New(relayCtx, pool, &rooms.Options{Path: o.path, Logf: log.New(stderr, "lobby: relay: ", 0).Printf})
+		defer rr.Wait()
+		defer stopRelay()
+		relay = rr
+	}
+	mux, err := o.routes(l, metrics, relay)
 	if err != nil {
 		return &cli.UsageError{Err: err}
 	}

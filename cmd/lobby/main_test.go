@@ -528,7 +528,7 @@ func TestSlowClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mux, err := o.routes(l, http.NotFoundHandler())
+	mux, err := o.routes(l, http.NotFoundHandler(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
