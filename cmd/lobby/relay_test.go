@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"github.com/gameloop-go/gameloop/internal/relaytest"
 	"net"
 	"net/http"
 	"sync"
@@ -12,30 +13,6 @@ import (
 	"github.com/gameloop-go/gameloop/netplay"
 	"github.com/gameloop-go/gameloop/netplay/rtc"
 )
-
-// counter is a game: a sum of every player's inputs, tick by tick.
-type counter struct {
-	sum   uint64
-	slots []uint64
-}
-
-func (g *counter) LocalInput(int) byte { return 1 }
-
-func (g *counter) Step(tick uint64, in []netplay.PlayerInput[byte]) error {
-	for h, p := range in {
-		g.sum = g.sum*31 + uint64(p.Input)*uint64(h+1) + tick
-	}
-	return nil
-}
-
-func (g *counter) Save(slot int) uint64 { g.slots[slot] = g.sum; return g.sum }
-func (g *counter) Load(slot int)        { g.sum = g.slots[slot] }
-
-type byteCodec struct{}
-
-func (byteCodec) Size() int               { return 1 }
-func (byteCodec) Put(dst []byte, in byte) { dst[0] = in }
-func (byteCodec) Get(src []byte) byte     { return src[0] }
 
 // TestRelay: with -relay, the lobby hands a room to a relay when its players ask (POST
 // /relay?room=NAME): the relay joins it as its third member, and two players that find it
@@ -80,12 +57,12 @@ func TestRelay(t *testing.T) {
 				}
 				players := make([]netplay.Player, 2)
 				players[slot].Local = true
-				s, err := netplay.NewSession(net.PacketConn(conn), netplay.Config[byte]{Players: players, Codec: byteCodec{}, Relay: relay, Match: "final"})
+				s, err := netplay.NewSession(net.PacketConn(conn), netplay.Config[byte]{Players: players, Codec: relaytest.ByteCodec{}, Relay: relay, Match: "final"})
 				if err != nil {
 					return err
 				}
 				defer s.Close()
-				g := &counter{slots: make([]uint64, s.Slots())}
+				g := relaytest.NewGame(s.Slots())
 				start := time.Now()
 				tick := time.NewTicker(time.Second / 60)
 				defer tick.Stop()

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"github.com/gameloop-go/gameloop/internal/relaytest"
 	"net"
 	"path/filepath"
 	"strings"
@@ -50,7 +51,7 @@ func TestAgones(t *testing.T) {
 		}
 		players := make([]netplay.Player, 2)
 		players[h].Local = true
-		s, err := netplay.NewSession(net.PacketConn(conn), netplay.Config[byte]{Players: players, Codec: byteCodec{}, Relay: relayAddr, Match: "m"})
+		s, err := netplay.NewSession(net.PacketConn(conn), netplay.Config[byte]{Players: players, Codec: relaytest.ByteCodec{}, Relay: relayAddr, Match: "m"})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/gameloop-go/gameloop/internal/relaytest"
 	"net"
 	"net/http"
 	"os"
@@ -91,39 +92,11 @@ func TestGenkeyAndToken(t *testing.T) {
 	}
 }
 
-// sumGame is a deterministic game: a hash of every player's inputs, tick by tick.
-type sumGame struct {
-	state uint64
-	slots []uint64
-}
-
-func (g *sumGame) LocalInput(int) byte { return 0 }
-
-func (g *sumGame) Step(tick uint64, in []netplay.PlayerInput[byte]) error {
-	for h, p := range in {
-		gone := uint64(0)
-		if p.Status == netplay.Disconnected {
-			gone = 1 << 40
-		}
-		g.state = (g.state^uint64(p.Input)<<(8*h)^gone)*0x100000001b3 + tick
-	}
-	return nil
-}
-
-func (g *sumGame) Save(slot int) uint64 { g.slots[slot] = g.state; return g.state }
-func (g *sumGame) Load(slot int)        { g.state = g.slots[slot] }
-
-type byteCodec struct{}
-
-func (byteCodec) Size() int               { return 1 }
-func (byteCodec) Put(dst []byte, in byte) { dst[0] = in }
-func (byteCodec) Get(src []byte) byte     { return src[0] }
-
 // play runs a player's session on real time until it ends or stop is closed, and returns how
 // it ended.
 func play(s *netplay.Session[byte], h int, stop <-chan struct{}) error {
 	defer s.Close()
-	g := &sumGame{slots: make([]uint64, s.Slots())}
+	g := relaytest.NewGame(s.Slots())
 	start := time.Now()
 	tick := time.NewTicker(time.Second / 60)
 	defer tick.Stop()
@@ -188,7 +161,7 @@ func TestServe(t *testing.T) {
 		}
 		players := make([]netplay.Player, 2)
 		players[h].Local = true
-		s, err := netplay.NewSession(net.PacketConn(conn), netplay.Config[byte]{Players: players, Codec: byteCodec{}, Relay: raddr, Match: "final", Token: tok})
+		s, err := netplay.NewSession(net.PacketConn(conn), netplay.Config[byte]{Players: players, Codec: relaytest.ByteCodec{}, Relay: raddr, Match: "final", Token: tok})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -276,7 +249,7 @@ func TestServe(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	res, err := replay.Play(context.Background(), f, netplay.NewReplayGame[byte](&sumGame{slots: make([]uint64, 1)}, byteCodec{}, 2), nil)
+	res, err := replay.Play(context.Background(), f, netplay.NewReplayGame[byte](relaytest.NewGame(1), relaytest.ByteCodec{}, 2), nil)
 	if err != nil || !res.Matched() || res.Ticks < 120 {
 		t.Fatalf("the recording replayed: %+v, %v", res, err)
 	}

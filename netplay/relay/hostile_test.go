@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/gameloop-go/gameloop/internal/relaytest"
 	"net"
 	"strings"
 	"testing"
@@ -114,9 +115,9 @@ func (c *capture) lastSent(t *testing.T, kind wire.Kind) wire.Message {
 	return m
 }
 
-// markGame is a sumGame that also notes whether any tick ran with the input 0xEE.
+// markGame is a relaytest.Game that also notes whether any tick ran with the input 0xEE.
 type markGame struct {
-	sumGame
+	*relaytest.Game
 	sawMark bool
 }
 
@@ -126,7 +127,7 @@ func (g *markGame) Step(tick uint64, in []netplay.PlayerInput[byte]) error {
 			g.sawMark = true
 		}
 	}
-	return g.sumGame.Step(tick, in)
+	return g.Game.Step(tick, in)
 }
 
 // TestRelayHostile: a joined player sending inputs for another's slot, packets of its own
@@ -144,7 +145,7 @@ func TestRelayHostile(t *testing.T) {
 	for _, p := range []*simPlayer{a, spec} {
 		cap := &capture{Conn: p.conn}
 		var err error
-		cfg := netplay.Config[byte]{Codec: byteCodec{}, Relay: sr.conn.LocalAddr(), Match: "m", Token: mustToken(t, testKey, "m", p.handle, later), TickRate: 60}
+		cfg := netplay.Config[byte]{Codec: relaytest.ByteCodec{}, Relay: sr.conn.LocalAddr(), Match: "m", Token: mustToken(t, testKey, "m", p.handle, later), TickRate: 60}
 		if p.handle >= 0 {
 			cfg.Players = make([]netplay.Player, 2)
 			cfg.Players[p.handle].Local = true
@@ -160,7 +161,7 @@ func TestRelayHostile(t *testing.T) {
 	}
 	games := make([]*markGame, len(sr.players))
 	for i, p := range sr.players {
-		games[i] = &markGame{sumGame: sumGame{slots: make([]uint64, p.s.Slots())}}
+		games[i] = &markGame{Game: relaytest.NewGame(p.s.Slots())}
 		p.game = games[i]
 	}
 	sr.run(2 * time.Second)

@@ -1,6 +1,7 @@
 package relay
 
 import (
+	"github.com/gameloop-go/gameloop/internal/relaytest"
 	"net"
 	"slices"
 	"testing"
@@ -65,16 +66,16 @@ func TestRelayLatency(t *testing.T) {
 	ca, _ := nw.Listen("a")
 	cb, _ := nw.Listen("b")
 	var ps [2]*netplay.Session[byte]
-	var gs [2]*sumGame
+	var gs [2]*relaytest.Game
 	for h, c := range []*netsim.Conn{ca, cb} {
 		players := make([]netplay.Player, 2)
 		players[h].Local = true
 		players[1-h].Addr = []*netsim.Conn{ca, cb}[1-h].LocalAddr()
-		s, err := netplay.NewSession(net.PacketConn(c), netplay.Config[byte]{Players: players, Codec: byteCodec{}, PredictionWindow: 30})
+		s, err := netplay.NewSession(net.PacketConn(c), netplay.Config[byte]{Players: players, Codec: relaytest.ByteCodec{}, PredictionWindow: 30})
 		if err != nil {
 			t.Fatal(err)
 		}
-		ps[h], gs[h] = s, &sumGame{slots: make([]uint64, s.Slots())}
+		ps[h], gs[h] = s, relaytest.NewGame(s.Slots())
 	}
 	period := time.Second / 60
 	next := time.Duration(0)

@@ -3,6 +3,7 @@ package relay
 import (
 	"bytes"
 	"context"
+	"github.com/gameloop-go/gameloop/internal/relaytest"
 	"io"
 	"testing"
 	"time"
@@ -48,7 +49,7 @@ func TestRelayRecord(t *testing.T) {
 	if rec == nil || !rec.closed {
 		t.Fatalf("recording %v", rec)
 	}
-	res, err := replay.Play(context.Background(), bytes.NewReader(rec.Bytes()), netplay.NewReplayGame[byte](&sumGame{slots: make([]uint64, 1)}, byteCodec{}, 2), nil)
+	res, err := replay.Play(context.Background(), bytes.NewReader(rec.Bytes()), netplay.NewReplayGame[byte](relaytest.NewGame(1), relaytest.ByteCodec{}, 2), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +69,7 @@ func TestRelayRecord(t *testing.T) {
 	if ownRec.Ticks < 300 || relayRec.Ticks < ownRec.Ticks {
 		t.Fatalf("%d ticks recorded by the relay, %d by the player", relayRec.Ticks, ownRec.Ticks)
 	}
-	ownRes, err := replay.Play(context.Background(), bytes.NewReader(own.Bytes()), netplay.NewReplayGame[byte](&sumGame{slots: make([]uint64, 1)}, byteCodec{}, 2), nil)
+	ownRes, err := replay.Play(context.Background(), bytes.NewReader(own.Bytes()), netplay.NewReplayGame[byte](relaytest.NewGame(1), relaytest.ByteCodec{}, 2), nil)
 	if err != nil || ownRes.Mismatch != nil {
 		t.Fatalf("the player's recording replayed: %v, %v", err, ownRes.Mismatch)
 	}
@@ -81,7 +82,7 @@ func TestRelayRecord(t *testing.T) {
 // playerInputs returns every player input of a recording's first ticks, as replayed.
 func playerInputs(t *testing.T, rec []byte, ticks uint64) []byte {
 	t.Helper()
-	c := &inputCollector{ReplayGame: netplay.NewReplayGame[byte](&sumGame{slots: make([]uint64, 1)}, byteCodec{}, 2), ticks: ticks}
+	c := &inputCollector{ReplayGame: netplay.NewReplayGame[byte](relaytest.NewGame(1), relaytest.ByteCodec{}, 2), ticks: ticks}
 	if _, err := replay.Play(context.Background(), bytes.NewReader(rec), c, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +134,7 @@ func TestRelaySyncTest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := &sumGame{slots: make([]uint64, st.Slots())}
+	g := relaytest.NewGame(st.Slots())
 	// The recording holds each player's input where it changed: kept between ticks.
 	in := [2]byte{}
 	next := 0
@@ -159,8 +160,8 @@ func TestRelaySyncTest(t *testing.T) {
 		}
 		if want, ok := sums[tick]; ok {
 			checked++
-			if g.state != want {
-				t.Fatalf("tick %d: the sync test's state %#x, the players reported %#x", tick, g.state, want)
+			if g.State != want {
+				t.Fatalf("tick %d: the sync test's state %#x, the players reported %#x", tick, g.State, want)
 			}
 		}
 	}

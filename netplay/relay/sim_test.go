@@ -3,6 +3,7 @@ package relay
 import (
 	"errors"
 	"fmt"
+	"github.com/gameloop-go/gameloop/internal/relaytest"
 	"math/rand/v2"
 	"net"
 	"testing"
@@ -12,43 +13,12 @@ import (
 	"github.com/gameloop-go/gameloop/netsim"
 )
 
-// byteCodec encodes a byte input as itself.
-type byteCodec struct{}
-
-func (byteCodec) Size() int               { return 1 }
-func (byteCodec) Put(dst []byte, in byte) { dst[0] = in }
-func (byteCodec) Get(src []byte) byte     { return src[0] }
-
-// sumGame is a deterministic game: a hash of every player's inputs, and whether each is
-// disconnected, tick by tick (not whether an input was predicted: a prediction that proves
-// right is not run again).
-type sumGame struct {
-	state uint64
-	slots []uint64
-}
-
-func (g *sumGame) LocalInput(int) byte { return 0 }
-
-func (g *sumGame) Step(tick uint64, in []netplay.PlayerInput[byte]) error {
-	for h, p := range in {
-		gone := uint64(0)
-		if p.Status == netplay.Disconnected {
-			gone = 1 << 40
-		}
-		g.state = (g.state^uint64(p.Input)<<(8*h)^gone)*0x100000001b3 + tick
-	}
-	return nil
-}
-
-func (g *sumGame) Save(slot int) uint64 { g.slots[slot] = g.state; return g.state }
-func (g *sumGame) Load(slot int)        { g.state = g.slots[slot] }
-
 // simPlayer is one player (or spectator) of a simulated relayed match.
 type simPlayer struct {
 	name   string
 	conn   *netsim.Conn
 	s      *netplay.Session[byte]
-	g      *sumGame
+	g      *relaytest.Game
 	game   netplay.Game[byte] // what runs the requests: g unless set
 	cap    *capture           // the conn, where a test captures what it sends
 	handle int                // -1: a spectator
@@ -95,7 +65,7 @@ func (sr *simRelay) player(name, match string, handle, n int, tok []byte, edit f
 	if err != nil {
 		sr.t.Fatal(err)
 	}
-	cfg := netplay.Config[byte]{Codec: byteCodec{}, Relay: sr.conn.LocalAddr(), Match: match, Token: tok,
+	cfg := netplay.Config[byte]{Codec: relaytest.ByteCodec{}, Relay: sr.conn.LocalAddr(), Match: match, Token: tok,
 		TickRate: sr.rate, Rand: rand.NewChaCha8([32]byte{byte(len(sr.players)), 9})}
 	if edit != nil {
 		edit(&cfg)
@@ -111,7 +81,7 @@ func (sr *simRelay) player(name, match string, handle, n int, tok []byte, edit f
 	if err != nil {
 		sr.t.Fatal(err)
 	}
-	p.g = &sumGame{slots: make([]uint64, p.s.Slots())}
+	p.g = relaytest.NewGame(p.s.Slots())
 	sr.players = append(sr.players, p)
 	return p
 }

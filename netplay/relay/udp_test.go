@@ -3,6 +3,7 @@ package relay
 import (
 	"context"
 	"errors"
+	"github.com/gameloop-go/gameloop/internal/relaytest"
 	"net"
 	"strings"
 	"sync"
@@ -62,7 +63,7 @@ func (u *udpRelay) stop(t *testing.T) {
 // its session ends, and keeps the checksum of every final tick.
 type udpPlayer struct {
 	s    *netplay.Session[byte]
-	g    *sumGame
+	g    *relaytest.Game
 	h    int
 	sums map[uint64]uint64
 	err  error
@@ -89,7 +90,7 @@ func listenUDP(t *testing.T) *netplay.UDPConn {
 func newUDPPlayerOn(t *testing.T, conn net.PacketConn, relay net.Addr, match string, h, n int, tok []byte) *udpPlayer {
 	t.Helper()
 	var err error
-	cfg := netplay.Config[byte]{Codec: byteCodec{}, Relay: relay, Match: match, Token: tok}
+	cfg := netplay.Config[byte]{Codec: relaytest.ByteCodec{}, Relay: relay, Match: match, Token: tok}
 	p := &udpPlayer{h: h, sums: map[uint64]uint64{}}
 	if h >= 0 {
 		cfg.Players = make([]netplay.Player, n)
@@ -101,7 +102,7 @@ func newUDPPlayerOn(t *testing.T, conn net.PacketConn, relay net.Addr, match str
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.g = &sumGame{slots: make([]uint64, p.s.Slots())}
+	p.g = relaytest.NewGame(p.s.Slots())
 	return p
 }
 
