@@ -120,8 +120,9 @@ const (
 	// Predicted: the input has not arrived; this is the player's last input seen, and the
 	// tick will be played again if the real one differs.
 	Predicted
-	// Disconnected: the player has left the game; the input is the zero value of I. A game
-	// may let a bot play for the player.
+	// Disconnected: the player has left the game, or (in a relayed match that takes late
+	// joins) has not joined it yet; the input is the zero value of I. A game may let a bot
+	// play for the player.
 	Disconnected
 )
 
@@ -376,6 +377,10 @@ const (
 	// EventDesync: the checksum of confirmed tick Tick differs: Local here, Remote at Handle's
 	// peer.
 	EventDesync
+	// EventJoined: a player joined a relayed match after its start (into a slot nobody had:
+	// relay.MatchConfig.MinPlayers); its own input counts from Tick, the ticks before
+	// marked Disconnected. A player that joins late is told of itself too.
+	EventJoined
 )
 
 // String returns the kind's name.
@@ -395,6 +400,8 @@ func (k EventKind) String() string {
 		return "disconnected"
 	case EventDesync:
 		return "desync"
+	case EventJoined:
+		return "joined"
 	}
 	return fmt.Sprintf("EventKind(%d)", uint8(k))
 }
@@ -405,7 +412,8 @@ type Event struct {
 	Handle int // the remote player concerned
 	// Tick: EventDesync, the tick whose checksums differ; EventDisconnected, the last tick of
 	// the player's input as proposed here (with three peers or more, they may then agree on
-	// an earlier one, which PeerStats reports).
+	// an earlier one, which PeerStats reports); EventJoined, the first tick of the player's
+	// own input.
 	Tick uint64
 	// Local and Remote are the two checksums of EventDesync.
 	Local, Remote uint64
@@ -436,6 +444,8 @@ func (e Event) String() string {
 		return fmt.Sprintf("player %d: disconnected after tick %d (%s)", e.Handle, e.Tick, e.Reason)
 	case EventDesync:
 		return fmt.Sprintf("player %d: desync at tick %d: checksum %#016x here, %#016x there", e.Handle, e.Tick, e.Local, e.Remote)
+	case EventJoined:
+		return fmt.Sprintf("player %d: joined, from tick %d", e.Handle, e.Tick)
 	}
 	return e.Kind.String()
 }

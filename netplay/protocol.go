@@ -305,6 +305,17 @@ func (s *Session[I]) handleInput(pr *peer, m *wire.Message) bool {
 		st := m.Status[h]
 		q := s.queues[h]
 		if s.spectating {
+			if s.relay != nil {
+				// A relay's late joins: a slot nobody has joined, and the first tick
+				// of one joined late.
+				if m.Joined[h] > 0 {
+					s.joinedLate(h, uint64(m.Joined[h]), pr.recvd)
+				}
+				if st.Disconnected && st.LastTick == wire.NoTick && m.Joined[h] == 0 {
+					s.vacate(h)
+					continue
+				}
+			}
 			s.hostStatus(h, st)
 			continue
 		}

@@ -253,7 +253,17 @@ func (s *Session[I]) relayInput(pr *peer, m *wire.Message) bool {
 	s.ack(pr, m.AckTick)
 	for h := range n {
 		st := m.Status[h]
+		if m.Joined[h] > 0 {
+			s.joinedLate(h, uint64(m.Joined[h]), rl.confirmed)
+		}
 		if !st.Disconnected {
+			continue
+		}
+		if st.LastTick == wire.NoTick && m.Joined[h] == 0 {
+			if h == rl.slot {
+				return false // our slot is ours since the welcome
+			}
+			s.vacate(h)
 			continue
 		}
 		last := uint64(max(st.LastTick, 0))
@@ -262,8 +272,8 @@ func (s *Session[I]) relayInput(pr *peer, m *wire.Message) bool {
 			s.quit(&DroppedError{By: -1, Cutoff: st.LastTick})
 			return true
 		}
-		if q := s.queues[h]; !q.gone {
-			q.gone, q.goneAfter = true, last
+		if q := s.queues[h]; !q.gone || q.vacant {
+			q.gone, q.goneAfter, q.vacant = true, last, false
 			q.confirmed = min(q.confirmed, last)
 			s.event(Event{Kind: EventDisconnected, Handle: h, Tick: last, Reason: "the relay dropped it"})
 		}
@@ -312,6 +322,33 @@ func (s *Session[I]) relayInput(pr *peer, m *wire.Message) bool {
 	rl.confirmed = end
 	pr.recvd = end
 	return true
+}
+
+// vacate takes what the relay says of slot h: nobody has joined it. Its inputs are
+// Disconnected until someone does (joinedLate).
+func (s *Session[I]) vacate(h int) {
+	if q := s.queues[h]; !q.gone && q.joinedAt == 0 {
+		q.gone, q.goneAfter, q.vacant = true, 0, true
+		q.confirmed = 0
+	}
+}
+
+// joinedLate takes what the relay says of slot h: a player joined it late, its own input
+// counting from tick first. have is the last tick of inputs received in a row: the slot's
+// among them, stored whatever its status.
+func (s *Session[I]) joinedLate(h int, first, have uint64) {
+	q := s.queues[h]
+	if q.joinedAt != 0 {
+		return
+	}
+	q.joinedAt = first
+	if q.vacant {
+		q.gone, q.goneAfter, q.vacant = false, 0, false
+		if !q.local {
+			q.confirmed = have
+		}
+	}
+	s.event(Event{Kind: EventJoined, Handle: h, Tick: first})
 }
 
 // relaySum takes player slot's checksum of tick, as the relay passed it on, and compares it

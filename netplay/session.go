@@ -76,6 +76,11 @@ type player[I comparable] struct {
 	// gone is set once the player is disconnected; its inputs after goneAfter are Disconnected.
 	gone      bool
 	goneAfter uint64
+	// Through a relay that takes late joins: vacant marks a slot nobody has joined yet (gone
+	// after 0 until then); joinedAt is the first tick of the input of a player that joined
+	// late, its inputs before Disconnected (0: there from the start).
+	vacant   bool
+	joinedAt uint64
 }
 
 // status returns the last tick of the player's input known here, as reported to the peers:
@@ -748,7 +753,7 @@ func (s *Session[I]) firstWrong() uint64 {
 // confirmed, or Disconnected.
 func (s *Session[I]) input(q *player[I], t uint64) PlayerInput[I] {
 	switch {
-	case q.gone && t > q.goneAfter:
+	case q.gone && t > q.goneAfter, t < q.joinedAt:
 		return PlayerInput[I]{Input: s.zero, Status: Disconnected}
 	case q.local && s.relay != nil && t <= s.relay.confirmed:
 		return PlayerInput[I]{Input: s.relay.own[t%ring], Status: Confirmed} // as the relay decided

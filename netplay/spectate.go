@@ -289,8 +289,8 @@ func (s *Session[I]) hostStatus(h int, st wire.PlayerStatus) {
 	}
 	q, last := s.queues[h], uint64(max(st.LastTick, 0))
 	switch {
-	case !q.gone:
-		q.gone, q.goneAfter = true, last
+	case !q.gone || q.vacant:
+		q.gone, q.goneAfter, q.vacant = true, last, false
 		s.event(Event{Kind: EventDisconnected, Handle: h, Tick: last, Reason: "the host disconnected it"})
 	case last < q.goneAfter:
 		q.goneAfter = last

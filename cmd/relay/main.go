@@ -21,6 +21,10 @@
 // service manager does: a SIGTERM to `go run` ends the go command and leaves the relay it
 // built running.)
 //
+// With -min-players N a match starts once N players have joined, and takes the others late,
+// into the slots still free (each re-simulates the match from its start, within the minute of
+// ticks the relay keeps); by default a match starts full and takes nobody late.
+//
 // With -record DIR each match's confirmed inputs are recorded to DIR/NAME-TIME.rec (package
 // replay's format, the same as a player's netplay.Config.Record, with the checksums players
 // reported): any match replays, and a desync report from a player names the match and the
@@ -81,6 +85,7 @@ type options struct {
 	timeout         time.Duration
 	spectatorDelay  int
 	atDeadline      bool
+	minPlayers      int
 	drain           time.Duration
 	agonesURL       string
 	roomsCounter    string
@@ -109,6 +114,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.drain, "drain", 0, "on SIGTERM, take no new match and let those running finish for up to this long before ending them")
 	fs.StringVar(&o.agonesURL, "agones", "", "the `URL` of Agones' SDK server (http://HOST:PORT); by default AGONES_SDK_HTTP_PORT's on localhost, where Agones sets it, else none")
 	fs.StringVar(&o.roomsCounter, "rooms-counter", "rooms", "with Agones, the GameServer's counter of the matches running (empty for none)")
+	fs.IntVar(&o.minPlayers, "min-players", 0, "start a match once this many players have joined and take the others late, into the slots still free (0: start full, take nobody late)")
 	fs.BoolVar(&o.atDeadline, "at-deadline", false, "confirm each tick at its deadline only, even when every input is in before (the same delay for every player)")
 	fs.StringVar(&o.genkey, "genkey", "", "add a new key to the key `FILE` (made if need be), under the next id, and exit")
 	fs.BoolVar(&o.token, "token", false, "print a token for -match and -slot, made with -keys' key -key-id, and exit")
@@ -160,6 +166,8 @@ func checkFlags(o options, args []string) error {
 		return fmt.Errorf("-timeout: %v is not positive", o.timeout)
 	case o.spectatorDelay < 0:
 		return fmt.Errorf("-spectator-delay: %d is negative", o.spectatorDelay)
+	case o.minPlayers < 0 || o.minPlayers > netplay.MaxPlayers:
+		return fmt.Errorf("-min-players: %d, want 0 to %d", o.minPlayers, netplay.MaxPlayers)
 	case o.drain < 0:
 		return fmt.Errorf("-drain: %v is negative", o.drain)
 	}
@@ -277,7 +285,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		return makeToken(o, stdout)
 	}
 	opts := &relay.Options{MaxMatches: o.maxMatches, MaxSpectators: o.maxSpectators, PacketRate: o.packetRate,
-		OpenMatch: relay.MatchConfig{Timeout: o.timeout, SpectatorDelay: o.spectatorDelay, AtDeadline: o.atDeadline}}
+		OpenMatch: relay.MatchConfig{Timeout: o.timeout, SpectatorDelay: o.spectatorDelay, AtDeadline: o.atDeadline,
+			MinPlayers: o.minPlayers}}
 	if o.keys != "" {
 		if opts.Keys, err = readKeys(o.keys); err != nil {
 			return fmt.Errorf("-keys: %w", err)

@@ -40,6 +40,7 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"-open", "-keys", short}, 2, "-open and -keys"},
 		{[]string{"-open", "-max-matches", "0"}, 2, "-max-matches"},
 		{[]string{"-open", "-timeout", "0s"}, 2, "-timeout"},
+		{[]string{"-open", "-min-players", "9"}, 2, "-min-players"},
 		{[]string{"-open", "extra"}, 2, "unexpected arguments"},
 		{[]string{"-token", "-match", "m"}, 2, "-token needs -keys"},
 		{[]string{"-keys", short}, 1, "at least 16 bytes"},

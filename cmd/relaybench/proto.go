@@ -11,7 +11,7 @@ import (
 )
 
 const (
-	wireVersion = 3
+	wireVersion = 4
 	kindInput   = 3
 	kindCookie  = 13
 	kindJoin    = 14

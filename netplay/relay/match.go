@@ -82,6 +82,11 @@ func newMatch(r *Relay, name string, cfg MatchConfig) (*match, error) {
 		return nil, fmt.Errorf("relay: MatchConfig.InputSize = %d: want 1 to 32", cfg.InputSize)
 	case cfg.SpectatorDelay < 0:
 		return nil, fmt.Errorf("relay: MatchConfig.SpectatorDelay = %d: negative", cfg.SpectatorDelay)
+	case cfg.MinPlayers < 0 || cfg.MinPlayers > cfg.Players:
+		return nil, fmt.Errorf("relay: MatchConfig.MinPlayers = %d: want 0 to Players, %d", cfg.MinPlayers, cfg.Players)
+	}
+	if cfg.MinPlayers == 0 {
+		cfg.MinPlayers = cfg.Players
 	}
 	if cfg.Timeout == 0 {
 		cfg.Timeout = DefaultTimeout
@@ -149,7 +154,7 @@ func (mt *match) admit(now time.Duration, k addrKey, addr net.Addr, slot int, no
 			}
 		}
 		for s, p := range mt.players {
-			if slot < 0 && p == nil {
+			if slot < 0 && p == nil && !mt.auth.Dropped().Has(s) {
 				slot = s
 			}
 		}
@@ -187,7 +192,15 @@ func (mt *match) admit(now time.Duration, k addrKey, addr net.Addr, slot int, no
 		return 0
 	}
 	if mt.auth.Started() {
-		return wire.RefusedLate
+		// A late join, where the match takes them: into a slot nobody has had, while the
+		// match keeps its first tick (the joining player re-simulates from it).
+		if !mt.auth.Vacant().Has(slot) || mt.auth.Oldest() > 1 {
+			return wire.RefusedLate
+		}
+		if _, err := mt.auth.Join(now, slot); err != nil {
+			return wire.RefusedLate
+		}
+		r.m.lateJoins.Add(1)
 	}
 	p := mt.newMember(now, k, addr, slot, nonce)
 	mt.players[slot] = p
@@ -381,11 +394,17 @@ func (mt *match) updateLocked(s *sender, now, due time.Duration) bool {
 	}
 	r := mt.r
 	if !mt.auth.Started() {
-		if mt.joined < mt.cfg.Players {
+		if mt.joined < mt.cfg.MinPlayers {
 			mt.waitingRoom(s, now)
 			return false
 		}
-		if err := mt.auth.Start(due); err != nil {
+		var vacant wire.HandleSet
+		for slot, p := range mt.players {
+			if p == nil {
+				vacant |= 1 << slot
+			}
+		}
+		if err := mt.auth.StartVacant(due, vacant); err != nil {
 			panic(err) // not started, checked above
 		}
 		for _, p := range mt.players {
@@ -441,8 +460,8 @@ func (mt *match) updateLocked(s *sender, now, due time.Duration) bool {
 	if mt.rec != nil {
 		mt.rec.write(mt, false)
 	}
-	if mt.auth.Dropped().Len() == mt.cfg.Players {
-		mt.endLocked(s, reasonEmpty)
+	if (mt.auth.Dropped() | mt.auth.Vacant()).Len() == mt.cfg.Players {
+		mt.endLocked(s, reasonEmpty) // every player gone, or never there
 	}
 	return n > 0
 }
@@ -498,12 +517,21 @@ func (mt *match) sendTicks(s *sender, mb *member, now time.Duration) {
 	confirmed := mt.auth.Confirmed()
 	// A player's status: the relay's clock (the last tick due, which players aim their inputs
 	// by: the ticks confirmed may run ahead of it), or its cutoff once dropped.
+	// A slot nobody has joined: disconnected, with no tick; one joined late: the first tick
+	// of its own input.
 	clock := int64(mt.auth.Due(now))
+	vacant := mt.auth.Vacant()
 	for h := range n {
-		if cut, ok := mt.auth.Cutoff(h); ok {
+		switch cut, ok := mt.auth.Cutoff(h); {
+		case ok:
 			m.Status[h] = wire.PlayerStatus{Disconnected: true, LastTick: int64(cut)}
-		} else {
+		case vacant.Has(h):
+			m.Status[h] = wire.PlayerStatus{Disconnected: true, LastTick: wire.NoTick}
+		default:
 			m.Status[h] = wire.PlayerStatus{LastTick: clock}
+		}
+		if j := mt.auth.Joined(h); j > 1 {
+			m.Joined[h] = int64(j)
 		}
 	}
 	m.AckTick = wire.NoTick

@@ -54,6 +54,7 @@ type metrics struct {
 	cookies, desyncs, recordErrors           atomic.Uint64
 	matchesStarted, matchesEnded             atomic.Uint64
 	playersJoined, spectatorsJoined, rejoins atomic.Uint64
+	lateJoins                                atomic.Uint64
 	ticks, replaced                          atomic.Uint64
 	refused                                  [refusedEnd]atomic.Uint64
 	drops                                    [dropEnd]atomic.Uint64
@@ -169,6 +170,10 @@ type Metrics struct {
 	Dropped map[string]uint64
 	// Cookies counts the cookies sent to unproven addresses.
 	Cookies uint64
+	// PlayersJoined counts the players admitted to a slot, LateJoins those of them that
+	// joined a match already running (MatchConfig.MinPlayers), Rejoins the players that
+	// came back from a new address with their token, SpectatorsJoined the spectators.
+	PlayersJoined, LateJoins, Rejoins, SpectatorsJoined uint64
 	// Lateness is how late each match update that confirmed ticks at their deadline (an
 	// input missing until then, or MatchConfig.AtDeadline) sent them after it.
 	Lateness Lateness
@@ -198,6 +203,8 @@ func (r *Relay) Metrics() Metrics {
 	mt.BytesIn, mt.BytesOut = m.bytesIn.Load(), m.bytesOut.Load()
 	mt.Ticks, mt.Replaced = m.ticks.Load(), m.replaced.Load()
 	mt.Cookies = m.cookies.Load()
+	mt.PlayersJoined, mt.LateJoins = m.playersJoined.Load(), m.lateJoins.Load()
+	mt.Rejoins, mt.SpectatorsJoined = m.rejoins.Load(), m.spectatorsJoined.Load()
 	mt.Lateness = m.lateness.snapshot()
 	mt.Forward = m.forward.snapshot()
 	for i := 1; i < refusedEnd; i++ {
@@ -212,7 +219,8 @@ func (r *Relay) Metrics() Metrics {
 // WriteMetrics writes the relay's metrics to w in Prometheus' text format, every name prefixed
 // relay_: relay_matches, relay_players, relay_spectators (now), relay_packets_in_total and
 // _out_total, relay_bytes_in_total and _out_total, relay_ticks_total,
-// relay_inputs_replaced_total, relay_refused_total{reason},
+// relay_inputs_replaced_total, relay_players_joined_total, relay_late_joins_total,
+// relay_rejoins_total, relay_spectators_joined_total, relay_refused_total{reason},
 // relay_dropped_total{reason}, relay_cookies_total, relay_matches_started_total,
 // relay_matches_ended_total, relay_send_errors_total, relay_desyncs_total,
 // relay_record_errors_total, relay_tick_lateness_seconds (a histogram of how late after a
@@ -243,6 +251,10 @@ func (r *Relay) WriteMetrics(w io.Writer) error {
 	counter("ticks_total", "Ticks confirmed.", s.Ticks)
 	counter("inputs_replaced_total", "Inputs that did not arrive by their tick's deadline, replaced by the player's last.", s.Replaced)
 	counter("cookies_total", "Cookies sent to addresses not yet proven.", s.Cookies)
+	counter("players_joined_total", "Players admitted to a slot.", s.PlayersJoined)
+	counter("late_joins_total", "Players admitted to a match already running.", s.LateJoins)
+	counter("rejoins_total", "Players back from a new address with their token.", s.Rejoins)
+	counter("spectators_joined_total", "Spectators admitted.", s.SpectatorsJoined)
 	counter("matches_started_total", "Matches created.", m.matchesStarted.Load())
 	counter("matches_ended_total", "Matches ended.", m.matchesEnded.Load())
 	counter("send_errors_total", "Packets the socket failed to send.", m.sendErrors.Load())

@@ -15,7 +15,7 @@ const RecordLagSeconds = 2
 
 // recording writes a match's confirmed inputs, as a netplay session's Config.Record does: each
 // player's input of each tick as a player input record of its status (netplay.Confirmed, or
-// netplay.Disconnected once dropped) and the input, and the checksums players reported.
+// netplay.Disconnected once dropped and before it joined) and the input, and the checksums players reported.
 type recording struct {
 	w       io.WriteCloser
 	r       *replay.Recorder
@@ -72,13 +72,14 @@ func (rc *recording) write(mt *match, all bool) {
 		last -= min(last, rc.lag)
 	}
 	for t := max(rc.done+1, mt.auth.Oldest()); t <= last && t > 0; t++ {
-		if _, _, ok := mt.auth.Tick(t, rc.tickBuf); !ok {
+		_, out, ok := mt.auth.Tick(t, rc.tickBuf)
+		if !ok {
 			break
 		}
 		for h := range rc.players {
 			rc.data[0] = byte(netplay.Confirmed)
 			copy(rc.data[1:], rc.tickBuf[h*rc.size:][:rc.size])
-			if cut, ok := mt.auth.Cutoff(h); ok && t > cut {
+			if out.Has(h) { // dropped, or not joined yet
 				rc.data[0] = byte(netplay.Disconnected)
 				clear(rc.data[1:])
 			}

@@ -73,16 +73,17 @@ func TestRelayRecord(t *testing.T) {
 	if err != nil || ownRes.Mismatch != nil {
 		t.Fatalf("the player's recording replayed: %v, %v", err, ownRes.Mismatch)
 	}
-	a, b := playerInputs(t, rec.Bytes(), ownRec.Ticks), playerInputs(t, own.Bytes(), ownRec.Ticks)
+	a, b := playerInputs(t, rec.Bytes(), 2, ownRec.Ticks), playerInputs(t, own.Bytes(), 2, ownRec.Ticks)
 	if !bytes.Equal(a, b) {
 		t.Fatal("the relay's recording and the player's hold different inputs")
 	}
 }
 
 // playerInputs returns every player input of a recording's first ticks, as replayed.
-func playerInputs(t *testing.T, rec []byte, ticks uint64) []byte {
+func playerInputs(t *testing.T, rec []byte, players int, ticks uint64) []byte {
 	t.Helper()
-	c := &inputCollector{ReplayGame: netplay.NewReplayGame[byte](relaytest.NewGame(1), relaytest.ByteCodec{}, 2), ticks: ticks}
+	c := &inputCollector{ReplayGame: netplay.NewReplayGame[byte](relaytest.NewGame(1), relaytest.ByteCodec{}, players), ticks: ticks,
+		cur: make([][]byte, players)}
 	if _, err := replay.Play(context.Background(), bytes.NewReader(rec), c, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +95,7 @@ func playerInputs(t *testing.T, rec []byte, ticks uint64) []byte {
 type inputCollector struct {
 	*netplay.ReplayGame[byte]
 	ticks uint64
-	cur   [2][]byte
+	cur   [][]byte // by player
 	all   []byte
 }
 
@@ -105,7 +106,9 @@ func (c *inputCollector) PlayerInput(tick uint64, player int, data []byte) error
 
 func (c *inputCollector) Update(u *gameloop.Update) error {
 	if u.Tick <= c.ticks {
-		c.all = append(append(c.all, c.cur[0]...), c.cur[1]...)
+		for _, in := range c.cur {
+			c.all = append(c.all, in...)
+		}
 	}
 	return c.ReplayGame.Update(u)
 }

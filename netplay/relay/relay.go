@@ -106,6 +106,15 @@ type MatchConfig struct {
 	// 32 bytes; TickRate the ticks a second, 1 to 1000. Every player's session must have
 	// the same.
 	Players, InputSize, TickRate int
+	// MinPlayers is how many players must have joined for the match to start: 0 means
+	// Players, a match that starts full and takes nobody after. With fewer, the match starts
+	// once MinPlayers have joined, and takes the others as they come, into the slots nobody
+	// has had, for as long as it keeps its first tick (History): until a slot is joined its
+	// input is the zero input, Disconnected; a player joining late re-simulates the match
+	// from its start (at up to 30 ticks a frame), and its own inputs count from the tick
+	// after the one the relay had confirmed when it joined. On an open relay
+	// (Options.OpenMatch) it is at most the joining game's Players.
+	MinPlayers int
 	// Window is how many ticks ahead of the last confirmed one an input may be: 0 means 32.
 	Window int
 	// Timeout is how long a player may go unheard before it is dropped: 0 means
@@ -573,6 +582,7 @@ func (r *Relay) join(now time.Duration, k addrKey, addr net.Addr) {
 		}
 		cfg := r.opts.OpenMatch
 		cfg.Players, cfg.InputSize, cfg.TickRate = m.Players, m.InputSize, m.TickRate
+		cfg.MinPlayers = min(cfg.MinPlayers, cfg.Players)
 		var err error
 		if mt, err = r.createMatch(name, cfg); err != nil {
 			switch {

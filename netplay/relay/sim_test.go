@@ -40,6 +40,7 @@ type simRelay struct {
 	next    []time.Duration // when each player advances next
 	rate    int
 	relayAt time.Duration // when the relay's matches update next
+	about   string        // what is played, for a failure
 }
 
 func newSimRelay(t testing.TB, seed uint64, opts *Options) *simRelay {
@@ -165,7 +166,7 @@ func (sr *simRelay) agree() int {
 			}
 			n++
 			if q.sums[t] != sum {
-				sr.t.Fatalf("tick %d: %s has %#x, %s %#x", t, q.name, q.sums[t], p.name, sum)
+				sr.t.Fatalf("%stick %d: %s has %#x, %s %#x", sr.about, t, q.name, q.sums[t], p.name, sum)
 			}
 		}
 	}

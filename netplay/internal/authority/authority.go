@@ -64,9 +64,11 @@ const (
 	Dropped
 	// NotStarted: the match has not started.
 	NotStarted
+	// Vacant: the slot has no player (StartVacant) and has not been joined (Join).
+	Vacant
 )
 
-var verdictNames = [...]string{"accepted", "duplicate", "late", "too early", "dropped", "not started"}
+var verdictNames = [...]string{"accepted", "duplicate", "late", "too early", "dropped", "not started", "vacant"}
 
 func (v Verdict) String() string {
 	if int(v) < len(verdictNames) {
@@ -79,13 +81,15 @@ func (v Verdict) String() string {
 type Stats struct {
 	// Confirmed is the last tick confirmed (0: none yet).
 	Confirmed uint64
-	// Accepted, Duplicate, Late, TooEarly and Refused (dropped or not started) count the
-	// inputs given to Input by verdict.
+	// Accepted, Duplicate, Late, TooEarly and Refused (dropped, not started or vacant)
+	// count the inputs given to Input by verdict.
 	Accepted, Duplicate, Late, TooEarly, Refused uint64
 	// Replaced counts the inputs that did not arrive in time, a player and a tick each.
 	Replaced uint64
 	// TimedOut and Kicked count the players dropped for silence and by Drop.
 	TimedOut, Kicked uint64
+	// Joined counts the slots joined after the start (Join).
+	Joined uint64
 }
 
 // Match is one match's authority. Its methods must be called from one goroutine at a time.
@@ -114,14 +118,17 @@ type Match struct {
 	heard     [wire.MaxPlayers]time.Duration
 	gone      wire.HandleSet
 	cutoff    [wire.MaxPlayers]uint64 // a dropped slot's last tick with its own input
+	vacant    wire.HandleSet          // slots with no player yet
+	joined    [wire.MaxPlayers]uint64 // each slot's first tick with its own input
 	stats     Stats
 	zeroInput []byte
 }
 
 // Errors of Match's methods.
 var (
-	ErrStarted = errors.New("authority: the match has started already")
-	ErrSlot    = errors.New("authority: no such slot")
+	ErrStarted   = errors.New("authority: the match has started already")
+	ErrSlot      = errors.New("authority: no such slot")
+	ErrNotVacant = errors.New("authority: the slot is not vacant")
 )
 
 // New returns a match of cfg, not started.
@@ -165,15 +172,53 @@ func (m *Match) Config() Config { return m.cfg }
 
 // Start starts the match's clock at now: tick k is confirmed once k periods have passed. Every
 // player counts as heard at now.
-func (m *Match) Start(now time.Duration) error {
+func (m *Match) Start(now time.Duration) error { return m.StartVacant(now, 0) }
+
+// StartVacant is Start with the slots in vacant having no player yet: until Join gives one a
+// player, its input is the zero input, marked dropped in Tick, and no tick waits for it or
+// times it out.
+func (m *Match) StartVacant(now time.Duration, vacant wire.HandleSet) error {
 	if m.started {
 		return ErrStarted
 	}
 	m.started, m.start = true, now
+	m.vacant = vacant & (1<<m.cfg.Slots - 1)
 	for s := range m.cfg.Slots {
 		m.heard[s] = now
+		if !m.vacant.Has(s) {
+			m.joined[s] = 1
+		}
 	}
 	return nil
+}
+
+// Vacant returns the slots with no player yet.
+func (m *Match) Vacant() wire.HandleSet { return m.vacant }
+
+// Join gives vacant slot a player, heard at now, from the tick after the last confirmed on,
+// which it returns: the slot's first tick with its own input (until that input arrives, it is
+// replaced as any late input is, by the slot's last, the zero input).
+func (m *Match) Join(now time.Duration, slot int) (uint64, error) {
+	switch {
+	case slot < 0 || slot >= m.cfg.Slots:
+		return 0, ErrSlot
+	case !m.started || !m.vacant.Has(slot):
+		return 0, ErrNotVacant
+	}
+	m.vacant &^= 1 << slot
+	m.joined[slot] = m.confirmed + 1
+	m.heard[slot] = max(now, m.heard[slot])
+	m.stats.Joined++
+	return m.joined[slot], nil
+}
+
+// Joined returns slot's first tick with its own input: 1 for a player there from the start,
+// the tick Join returned for one that joined later, 0 for a vacant slot (or before Start).
+func (m *Match) Joined(slot int) uint64 {
+	if slot < 0 || slot >= m.cfg.Slots {
+		return 0
+	}
+	return m.joined[slot]
 }
 
 // Started reports whether Start has been called.
@@ -230,7 +275,7 @@ func (m *Match) Stats() Stats {
 // player's inputs up to it need not be sent again.
 func (m *Match) Have(slot int) uint64 {
 	t := m.confirmed
-	if slot < 0 || slot >= m.cfg.Slots || m.gone.Has(slot) {
+	if slot < 0 || slot >= m.cfg.Slots || m.gone.Has(slot) || m.vacant.Has(slot) {
 		return t
 	}
 	for t < m.confirmed+uint64(m.cfg.Window) && m.aheadHas[(t+1)%uint64(m.cfg.Window)].Has(slot) {
@@ -265,6 +310,9 @@ func (m *Match) Input(now time.Duration, slot int, tick uint64, in []byte) (Verd
 	case m.gone.Has(slot):
 		m.stats.Refused++
 		return Dropped, nil
+	case m.vacant.Has(slot):
+		m.stats.Refused++
+		return Vacant, nil
 	case tick <= m.confirmed:
 		m.stats.Late++
 		return Late, nil
@@ -284,7 +332,8 @@ func (m *Match) Input(now time.Duration, slot int, tick uint64, in []byte) (Verd
 }
 
 // Drop drops slot from the tick after the last confirmed one: from then on its input is the
-// zero input, marked dropped. Dropping a dropped slot does nothing.
+// zero input, marked dropped. Dropping a dropped slot does nothing; a vacant slot dropped
+// can no longer be joined (its cutoff is 0: it never had an input).
 func (m *Match) Drop(slot int) error {
 	if slot < 0 || slot >= m.cfg.Slots {
 		return ErrSlot
@@ -299,6 +348,10 @@ func (m *Match) Drop(slot int) error {
 func (m *Match) drop(slot int) {
 	m.gone |= 1 << slot
 	m.cutoff[slot] = m.confirmed
+	if m.vacant.Has(slot) {
+		m.vacant &^= 1 << slot
+		m.cutoff[slot] = 0
+	}
 }
 
 // Advance confirms every tick whose time has come by now, after dropping the players unheard
@@ -308,7 +361,7 @@ func (m *Match) Advance(now time.Duration) int {
 		return 0
 	}
 	for s := range m.cfg.Slots {
-		if !m.gone.Has(s) && now-m.heard[s] > m.cfg.Timeout {
+		if !m.gone.Has(s) && !m.vacant.Has(s) && now-m.heard[s] > m.cfg.Timeout {
 			m.drop(s)
 			m.stats.TimedOut++
 		}
@@ -323,10 +376,11 @@ func (m *Match) Advance(now time.Duration) int {
 }
 
 // ConfirmReady confirms, before their deadlines, the ticks after the last confirmed for which
-// every player not dropped has given its input, in a row, and returns how many: a tick waits
-// for its deadline only while an input is missing. Call it after the inputs of a packet.
+// every player not dropped (nor vacant) has given its input, in a row, and returns how many: a
+// tick waits for its deadline only while an input is missing. Call it after the inputs of a
+// packet.
 func (m *Match) ConfirmReady() int {
-	need := wire.HandleSet(1<<m.cfg.Slots-1) &^ m.gone
+	need := wire.HandleSet(1<<m.cfg.Slots-1) &^ m.gone &^ m.vacant
 	if !m.started || need == 0 {
 		return 0
 	}
@@ -359,7 +413,7 @@ func (m *Match) confirm(t uint64) {
 		o := s * m.cfg.InputSize
 		in := m.last[o : o+m.cfg.InputSize]
 		switch {
-		case m.gone.Has(s):
+		case m.gone.Has(s) || m.vacant.Has(s):
 			in = m.zeroInput
 		case has.Has(s):
 			in = src[o : o+m.cfg.InputSize]
@@ -370,14 +424,14 @@ func (m *Match) confirm(t uint64) {
 		copy(dst[o:], in)
 	}
 	copy(m.last, dst)
-	m.replaced[h], m.dropped[h] = replaced, m.gone
+	m.replaced[h], m.dropped[h] = replaced, m.gone|m.vacant
 	m.aheadHas[w] = 0
 	m.confirmed = t
 }
 
 // Tick copies the inputs of confirmed tick t, every slot's in slot order (Slots*InputSize
 // bytes), into dst and returns the slots whose input was replaced (it did not arrive in time:
-// the slot's last input again) and those dropped (the zero input). ok is false if t is not
+// the slot's last input again) and those dropped or vacant (the zero input). ok is false if t is not
 // confirmed or no longer kept (before Oldest).
 func (m *Match) Tick(t uint64, dst []byte) (replaced, dropped wire.HandleSet, ok bool) {
 	if t == 0 || t > m.confirmed || t < m.Oldest() || len(dst) < m.size {

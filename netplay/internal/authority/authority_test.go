@@ -253,6 +253,7 @@ func TestNoAllocations(t *testing.T) {
 func FuzzMatch(f *testing.F) {
 	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 200, 30, 40, 255, 7})
 	f.Add([]byte{9, 9, 9, 9, 9, 9, 1, 1, 1, 1, 255, 255, 0, 0, 3})
+	f.Add([]byte{0x3b, 5, 2, 40, 3, 0x41, 0, 1, 4, 2, 2, 40, 3, 0x42, 2, 0x80, 2, 9, 3, 0x81, 2, 200})
 	f.Fuzz(fuzzBody)
 }
 
@@ -264,7 +265,24 @@ func fuzzBody(t *testing.T, ops []byte) {
 		slots := int(ops[0])%wire.MaxPlayers + 1
 		window := int(ops[1])%16 + 1
 		m := newMatch(t, Config{Slots: slots, InputSize: 1, TickRate: 60, Window: window, History: window + 16, Timeout: 20 * period})
-		m.Start(0)
+		vacant := wire.HandleSet(ops[0]/8) & (1<<slots - 1) // slots with no player at the start
+		if err := m.StartVacant(0, vacant); err != nil {
+			t.Fatal(err)
+		}
+		joinedAt := make([]uint64, slots) // each slot's first tick with its own input; 0: none yet
+		for s := range slots {
+			if !vacant.Has(s) {
+				joinedAt[s] = 1
+			}
+		}
+		// out reports whether slot s has no input of its own at tick k: vacant then, or
+		// dropped before.
+		out := func(s int, k uint64) bool {
+			if cut, ok := m.Cutoff(s); ok && k > cut {
+				return true
+			}
+			return joinedAt[s] == 0 || k < joinedAt[s]
+		}
 		type key struct {
 			s int
 			k uint64
@@ -288,6 +306,8 @@ func fuzzBody(t *testing.T, ops []byte) {
 				switch {
 				case m.gone.Has(s):
 					wantV = Dropped
+				case joinedAt[s] == 0:
+					wantV = Vacant
 				case k <= m.Confirmed():
 					wantV = Late
 				case k > m.Confirmed()+uint64(window):
@@ -308,15 +328,15 @@ func fuzzBody(t *testing.T, ops []byte) {
 					n = m.ConfirmReady()
 					for k := before + 1; k <= m.Confirmed(); k++ {
 						for s := range slots {
-							if _, ok := sent[key{s, k}]; !ok && !m.gone.Has(s) {
+							if _, ok := sent[key{s, k}]; !ok && !out(s, k) {
 								t.Fatalf("tick %d confirmed early without slot %d's input", k, s)
 							}
 						}
 					}
-					if k := m.Confirmed() + 1; m.gone.Len() < slots {
+					if k := m.Confirmed() + 1; (m.gone | m.vacant).Len() < slots {
 						ready := true
 						for s := range slots {
-							if _, ok := sent[key{s, k}]; !ok && !m.gone.Has(s) {
+							if _, ok := sent[key{s, k}]; !ok && !out(s, k) {
 								ready = false
 							}
 						}
@@ -334,9 +354,11 @@ func fuzzBody(t *testing.T, ops []byte) {
 				for k := before + 1; k <= m.Confirmed(); k++ {
 					want := make([]byte, slots)
 					var wantRep wire.HandleSet
+					var wantOut wire.HandleSet
 					for s := range slots {
-						if cut, ok := m.Cutoff(s); ok && k > cut {
+						if out(s, k) {
 							want[s] = 0
+							wantOut |= 1 << s
 						} else if v, ok := sent[key{s, k}]; ok {
 							want[s] = v
 						} else {
@@ -350,21 +372,33 @@ func fuzzBody(t *testing.T, ops []byte) {
 						continue // decided and forgotten during the stall
 					}
 					in, rep, drop := tick(t, m, k)
-					if !bytes.Equal(in, want) || rep != wantRep {
+					if !bytes.Equal(in, want) || rep != wantRep || drop != wantOut {
 						t.Fatalf("tick %d: %v replaced %b (dropped %b), want %v replaced %b", k, in, rep, drop, want, wantRep)
 					}
 				}
-			case 3: // a slot heard, or dropped
+			case 3: // a slot heard, dropped, or joined
 				s := int(arg) % slots
-				if arg&0x80 != 0 {
+				switch {
+				case arg&0x80 != 0:
 					m.Drop(s)
-				} else {
+				case arg&0x40 != 0:
+					first, err := m.Join(now, s)
+					if wantErr := joinedAt[s] != 0 || m.gone.Has(s); (err != nil) != wantErr {
+						t.Fatalf("Join(%d): %v, the slot joined at %d, dropped %v", s, err, joinedAt[s], m.gone.Has(s))
+					}
+					if err == nil {
+						if first != m.Confirmed()+1 || m.Joined(s) != first {
+							t.Fatalf("Join(%d) = %d (Joined %d), confirmed %d", s, first, m.Joined(s), m.Confirmed())
+						}
+						joinedAt[s] = first
+					}
+				default:
 					m.Heard(now, s)
 				}
 			}
 			for s := range slots {
 				want := m.Confirmed()
-				for !m.gone.Has(s) && want < m.Confirmed()+uint64(window) {
+				for !m.gone.Has(s) && joinedAt[s] != 0 && want < m.Confirmed()+uint64(window) {
 					if _, ok := sent[key{s, want + 1}]; !ok {
 						break
 					}
@@ -380,5 +414,72 @@ func fuzzBody(t *testing.T, ops []byte) {
 				}
 			}
 		}
+	}
+}
+
+// A slot vacant at the start: its input is the zero input, marked dropped; no tick waits for
+// it and it never times out; once joined, its inputs count from the tick after the last
+// confirmed, the ones missing replaced by the zero input as any late input is.
+func TestVacantJoin(t *testing.T) {
+	m := newMatch(t, Config{Slots: 3, InputSize: 1, TickRate: 60, Timeout: 10 * period})
+	if err := m.StartVacant(0, 0b100); err != nil {
+		t.Fatal(err)
+	}
+	if m.Vacant() != 0b100 || m.Joined(0) != 1 || m.Joined(2) != 0 {
+		t.Fatalf("vacant %b, joined %d, %d", m.Vacant(), m.Joined(0), m.Joined(2))
+	}
+	if v, _ := m.Input(0, 2, 1, []byte{9}); v != Vacant {
+		t.Fatalf("a vacant slot's input: %v", v)
+	}
+	for k := uint64(1); k <= 30; k++ {
+		m.Input(time.Duration(k)*period, 0, k, []byte{1})
+		m.Input(time.Duration(k)*period, 1, k, []byte{2})
+		if n := m.ConfirmReady(); n != 1 {
+			t.Fatalf("tick %d: %d confirmed early, want the tick without the vacant slot's input", k, n)
+		}
+	}
+	if m.Advance(30*period) != 0 || m.Dropped() != 0 {
+		t.Fatalf("dropped %b after 30 ticks: the vacant slot timed out", m.Dropped())
+	}
+	in, rep, drop := tick(t, m, 30)
+	if !bytes.Equal(in, []byte{1, 2, 0}) || rep != 0 || drop != 0b100 {
+		t.Fatalf("tick 30: %v replaced %b dropped %b", in, rep, drop)
+	}
+	first, err := m.Join(30*period, 2)
+	if err != nil || first != 31 || m.Joined(2) != 31 || m.Vacant() != 0 {
+		t.Fatalf("Join: %d, %v; joined %d, vacant %b", first, err, m.Joined(2), m.Vacant())
+	}
+	if _, err := m.Join(30*period, 2); err != ErrNotVacant {
+		t.Fatalf("Join of a joined slot: %v", err)
+	}
+	m.Input(31*period, 0, 31, []byte{1})
+	m.Input(31*period, 1, 31, []byte{2})
+	if m.ConfirmReady() != 0 {
+		t.Fatal("tick 31 confirmed without the joined slot's input")
+	}
+	m.Advance(31 * period)
+	if in, rep, drop := tick(t, m, 31); !bytes.Equal(in, []byte{1, 2, 0}) || rep != 0b100 || drop != 0 {
+		t.Fatalf("tick 31: %v replaced %b dropped %b", in, rep, drop)
+	}
+	m.Input(31*period, 2, 32, []byte{3})
+	m.Advance(32 * period)
+	if in, _, _ := tick(t, m, 32); !bytes.Equal(in, []byte{1, 2, 3}) {
+		t.Fatalf("tick 32: %v", in)
+	}
+	if err := m.Drop(2); err != nil {
+		t.Fatal(err)
+	}
+	if cut, _ := m.Cutoff(2); cut != 32 {
+		t.Fatalf("cutoff %d", cut)
+	}
+	// A vacant slot dropped: closed, cutoff 0.
+	m2 := newMatch(t, Config{Slots: 2, InputSize: 1, TickRate: 60})
+	m2.StartVacant(0, 0b10)
+	m2.Drop(1)
+	if cut, ok := m2.Cutoff(1); !ok || cut != 0 || m2.Vacant() != 0 {
+		t.Fatalf("a vacant slot dropped: cutoff %d %v, vacant %b", cut, ok, m2.Vacant())
+	}
+	if _, err := m2.Join(0, 1); err != ErrNotVacant {
+		t.Fatalf("Join of a closed slot: %v", err)
 	}
 }

@@ -39,6 +39,7 @@ var (
 	faultLost       = newFault("Input.Lost", "flagged but missing or empty")
 	faultQuiet      = newFault("Input.Quiet", "flagged but missing or empty")
 	faultKicked     = newFault("Input.Kicked", "flagged but missing or empty")
+	faultJoined     = newFault("Input.Joined", "out of range, past Players, or flagged but missing or empty")
 	faultInputsLen  = newFault("Input.InputsLen", "negative or over the Inputs array")
 	faultInputs     = newFault("Input.Inputs", "do not decompress to Count ticks of every handle")
 	faultAhead      = newFault("QualityReport.TicksAhead", "truncated or out of int32")
@@ -102,6 +103,15 @@ func Append(dst []byte, m *Message) ([]byte, error) {
 			if m.Kicked != 0 {
 				players |= kickedFollows
 			}
+			var joined HandleSet
+			for i := range m.Players {
+				if m.Joined[i] != 0 {
+					joined |= 1 << i
+				}
+			}
+			if joined != 0 {
+				players |= joinedFollows
+			}
 			dst = append(dst, byte(m.Handles), byte(m.InputSize), byte(m.Count), players, disconnected)
 			for i := range m.Players {
 				dst = appendUvarint(dst, uint64(m.Status[i].LastTick+1))
@@ -114,6 +124,14 @@ func Append(dst []byte, m *Message) ([]byte, error) {
 			}
 			if m.Kicked != 0 {
 				dst = append(dst, byte(m.Kicked))
+			}
+			if joined != 0 {
+				dst = append(dst, byte(joined))
+				for i := range m.Players {
+					if m.Joined[i] != 0 {
+						dst = appendUvarint(dst, uint64(m.Joined[i]))
+					}
+				}
 			}
 			dst = append(dst, m.Inputs[:m.InputsLen]...)
 		}
@@ -229,6 +247,14 @@ func checkInput(m *Message) *fault {
 	for i := range m.Players {
 		if t := m.Status[i].LastTick; t < NoTick || t > MaxTick {
 			return &faultLastTick
+		}
+		if t := m.Joined[i]; t < 0 || t > MaxTick {
+			return &faultJoined
+		}
+	}
+	for i := m.Players; i < MaxPlayers; i++ {
+		if m.Joined[i] != 0 {
+			return &faultJoined
 		}
 	}
 	want := m.Count * m.Handles.Len() * m.InputSize
@@ -374,11 +400,13 @@ func Decode(pkt []byte, m *Message) error {
 	return nil
 }
 
-// Flags in an Input's players byte: the Lost and Quiet sets follow the statuses.
+// Flags in an Input's players byte: the Lost, Quiet and Kicked sets, and the Joined ticks,
+// follow the statuses.
 const (
 	lostFollows   = 0x80
 	quietFollows  = 0x40
 	kickedFollows = 0x20
+	joinedFollows = 0x10
 )
 
 // decodeJoin reads a Join's body into m, reporting false for a malformed one.
@@ -424,7 +452,7 @@ func decodeInput(r *reader, m *Message) error {
 	}
 	handles, size, count, players, disconnected := r.b[0], r.b[1], r.b[2], r.b[3], r.b[4]
 	r.b = r.b[5:]
-	flags := players & (lostFollows | quietFollows | kickedFollows)
+	flags := players & (lostFollows | quietFollows | kickedFollows | joinedFollows)
 	players &^= flags
 	m.Handles, m.InputSize, m.Count, m.Players = HandleSet(handles), int(size), int(count), int(players)
 	for i := range min(m.Players, MaxPlayers) {
@@ -452,6 +480,23 @@ func decodeInput(r *reader, m *Message) error {
 			return faultKicked.malformed
 		}
 		m.Kicked, r.b = HandleSet(r.b[0]), r.b[1:]
+	}
+	if flags&joinedFollows != 0 {
+		if len(r.b) == 0 || r.b[0] == 0 || m.Players < MaxPlayers && r.b[0]>>m.Players != 0 {
+			return faultJoined.malformed
+		}
+		joined := HandleSet(r.b[0])
+		r.b = r.b[1:]
+		for i := range m.Players {
+			if !joined.Has(i) {
+				continue
+			}
+			t, ok := r.tick(0)
+			if !ok || t == 0 {
+				return faultJoined.malformed
+			}
+			m.Joined[i] = t
+		}
 	}
 	m.InputsLen = copy(m.Inputs[:], r.b)
 	r.b = r.b[m.InputsLen:]

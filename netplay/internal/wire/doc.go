@@ -8,7 +8,7 @@
 // use and never sizes anything by what a packet claims: a hostile or corrupt packet costs a
 // returned error (wrapping ErrMalformed or ErrVersion), never a panic or an allocation.
 //
-// # Format, version 3
+// # Format, version 4
 //
 // Every packet is one datagram of at most MaxPacket (508) bytes. Integers are little-endian;
 // a uvarint is LEB128 as encoding/binary writes it, in its shortest form (a longer form of the
@@ -19,7 +19,7 @@
 //
 //	packet  = magic:2 version:1 kind:1 session:uint32 seq:uint16 body
 //	magic   = E7 4E
-//	version = 03
+//	version = 04
 //
 // A packet with another magic is malformed; another version gives ErrVersion. The body of each
 // kind, which must end the packet exactly:
@@ -28,7 +28,7 @@
 //	2 SyncReply      nonce:uint32                the request's, echoed
 //	3 Input          start:uvarint ack+1:uvarint handles:byte size:byte count:byte
 //	                 players:byte disconnected:byte (last+1:uvarint)×players
-//	                 [lost:byte] [quiet:byte] [kicked:byte] inputs:rest
+//	                 [lost:byte] [quiet:byte] [kicked:byte] [joined:byte first+:uvarint...] inputs:rest
 //	4 InputAck       ack+1:uvarint
 //	5 QualityReport  ticksAhead:varint (int32) pingSent:int64
 //	6 QualityReply   pingSent:int64               the report's, echoed
@@ -58,9 +58,12 @@
 // if count is not 0. players (0 to 8) is the number of players whose connection status
 // follows: bit i of disconnected says player i is disconnected (bits from players on must be
 // 0), and last is the last tick of player i's input the sender has confirmed. The players byte's
-// top three bits are flags: bit 7 says a lost byte follows the statuses, bit 6 a quiet byte,
+// top four bits are flags: bit 7 says a lost byte follows the statuses, bit 6 a quiet byte,
 // bit 5 a kicked byte (the sets of players whose peer the sender has lost, has not heard from
-// for a while, and disconnected by hand); a set that follows is not empty, and bit 4 is 0. inputs, the rest
+// for a while, and disconnected by hand), bit 4 a joined byte (the set of players that joined
+// a relay's match after its start, none at or past players) followed by, for each of them in
+// order, the first tick of its own input (1 to MaxTick); a set that follows is not empty. A
+// relay reports a slot nobody has joined as disconnected with last+1 = 0. inputs, the rest
 // of the packet, are count ticks of input compressed as below, and must decompress to exactly
 // count × handles × size bytes.
 //

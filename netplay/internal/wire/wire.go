@@ -9,7 +9,7 @@ import (
 // Version is the protocol version this package writes and the only one it reads. A change that
 // an older peer would misread (a new kind, a new field) takes a new version; a peer then drops
 // the other's packets with ErrVersion instead of misreading them.
-const Version = 3
+const Version = 4
 
 // The limits of a packet and of what it carries. Decode rejects a packet that exceeds any of
 // them; Append refuses a message that does.
@@ -211,6 +211,11 @@ type Message struct {
 	// Kicked (Input) is the set of players whose peer the sender disconnected by hand: every
 	// peer loses it too.
 	Kicked HandleSet
+	// Joined (Input, from a relay) is, for each player that joined its match after the start,
+	// the first tick of its own input, 1 to MaxTick; 0 for a player there from the start, and
+	// for the entries from Players on. A relay reports a slot nobody has joined yet as
+	// Disconnected with LastTick NoTick.
+	Joined [MaxPlayers]int64
 	// Inputs[:InputsLen] (Input) are the inputs, compressed as CompressInputs does; they
 	// decompress to Count*Handles.Len()*InputSize bytes. Set them with PackInputs and read
 	// them with UnpackInputs.

@@ -43,6 +43,8 @@ func sample() []Message {
 		{Header: hdr(KindSpectate), Nonce: 7},
 		{Header: hdr(KindSpectate), Nonce: 7, Cookie: math.MaxUint32},
 		{Header: hdr(KindInput), AckTick: 5, InputSize: 1, Players: 3, Lost: 0b100, Quiet: 0b001, Kicked: 0b010},
+		{Header: hdr(KindInput), AckTick: 5, InputSize: 1, Players: 3, Joined: [MaxPlayers]int64{0, 300, MaxTick},
+			Status: [MaxPlayers]PlayerStatus{{LastTick: 9}, {LastTick: 9}, {Disconnected: true, LastTick: NoTick}}},
 		{Header: hdr(KindDropped), Cutoff: NoTick},
 		{Header: hdr(KindDropped), Cutoff: MaxTick, DropFlags: DroppedSilent | DroppedKicked},
 		{Header: hdr(KindDropped), Cutoff: 173, DropFlags: DroppedKicked},
@@ -105,7 +107,7 @@ func TestExactBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []byte{0xE7, 0x4E, 3, 3, 1, 2, 3, 4, 5, 6, // header
+	want := []byte{0xE7, 0x4E, 4, 3, 1, 2, 3, 4, 5, 6, // header
 		0xAC, 0x02, 0x00, // start 300, ack NoTick+1
 		0x02, 1, 6, 2, 0b10, // handles, size, count, players, disconnected
 		0x00, 0x01, // last+1 of each player
@@ -296,7 +298,8 @@ func TestDecodeRejects(t *testing.T) {
 		{"magic", edit(hdr, func(p []byte) []byte { p[0] = 'G'; return p }), ErrMalformed, "header.magic"},
 		{"version 1", edit(good(KindKeepAlive), func(p []byte) []byte { p[2] = 1; return p }), ErrVersion, "header.version"},
 		{"version 2", edit(good(KindKeepAlive), func(p []byte) []byte { p[2] = 2; return p }), ErrVersion, "header.version"},
-		{"version 4", edit(good(KindKeepAlive), func(p []byte) []byte { p[2] = 4; return p }), ErrVersion, "header.version"},
+		{"version 3", edit(good(KindKeepAlive), func(p []byte) []byte { p[2] = 3; return p }), ErrVersion, "header.version"},
+		{"version 5", edit(good(KindKeepAlive), func(p []byte) []byte { p[2] = 5; return p }), ErrVersion, "header.version"},
 		{"version 0", edit(good(KindKeepAlive), func(p []byte) []byte { p[2] = 0; return p }), ErrVersion, "header.version"},
 		{"kind 0", with(0), ErrMalformed, "header.kind"},
 		{"kind 18", with(18), ErrMalformed, "header.kind"},
@@ -354,7 +357,12 @@ func TestDecodeRejects(t *testing.T) {
 		{"input lost empty", in(0, 0, 1, 1, 0, 0x80, 0, 0), ErrMalformed, "Input.Lost"},
 		{"input quiet empty", in(0, 0, 1, 1, 0, 0xC0, 0, 1, 0), ErrMalformed, "Input.Quiet"},
 		{"input kicked empty", in(0, 0, 1, 1, 0, 0x20, 0, 0), ErrMalformed, "Input.Kicked"},
-		{"input flags 0x10", in(0, 0, 1, 1, 0, 0x10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), ErrMalformed, "Input.Players"},
+		{"input joined missing", in(0, 0, 1, 1, 0, 0x11, 0, 0), ErrMalformed, "Input.Joined"},
+		{"input joined empty", in(0, 0, 1, 1, 0, 0x11, 0, 0, 0), ErrMalformed, "Input.Joined"},
+		{"input joined past players", in(0, 0, 1, 1, 0, 0x11, 0, 0, 0b10, 1), ErrMalformed, "Input.Joined"},
+		{"input joined tick 0", in(0, 0, 1, 1, 0, 0x11, 0, 0, 0b1, 0), ErrMalformed, "Input.Joined"},
+		{"input joined tick missing", in(0, 0, 1, 1, 0, 0x12, 0, 0, 0, 0b11, 1), ErrMalformed, "Input.Joined"},
+		{"input joined past MaxTick", in(append([]byte{0, 0, 1, 1, 0, 0x11, 0, 0, 1}, appendUvarint(nil, MaxTick+1)...)...), ErrMalformed, "Input.Joined"},
 		{"input players 9", in(0, 0, 1, 1, 0, 9, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), ErrMalformed, "Input.Players"},
 		{"input disconnected past players", in(0, 0, 1, 1, 0, 1, 0b10, 0), ErrMalformed, "Input.Status"},
 		{"input last tick missing", in(0, 0, 1, 1, 0, 2, 0, 0), ErrMalformed, "Input.Status.LastTick"},
@@ -414,6 +422,9 @@ func TestAppendRejects(t *testing.T) {
 		{"past MaxTick", func(m *Message) { m.StartTick, m.Count = MaxTick, 2 }, ErrInvalid, "Input.Count"},
 		{"players 9", func(m *Message) { m.Players = 9 }, ErrInvalid, "Input.Players"},
 		{"last tick", func(m *Message) { m.Players = 1; m.Status[0].LastTick = -2 }, ErrInvalid, "Input.Status.LastTick"},
+		{"joined -1", func(m *Message) { m.Players = 1; m.Joined[0] = -1 }, ErrInvalid, "Input.Joined"},
+		{"joined past MaxTick", func(m *Message) { m.Players = 1; m.Joined[0] = MaxTick + 1 }, ErrInvalid, "Input.Joined"},
+		{"joined past players", func(m *Message) { m.Players = 1; m.Joined[1] = 5 }, ErrInvalid, "Input.Joined"},
 		{"inputs len", func(m *Message) { m.InputsLen = MaxPacket + 1 }, ErrInvalid, "Input.InputsLen"},
 		{"inputs short", func(m *Message) { m.Count = 1 }, ErrInvalid, "Input.Inputs"},
 		{"inputs long", func(m *Message) { m.Inputs[0], m.InputsLen = 0x80, 1 }, ErrInvalid, "Input.Inputs"},
