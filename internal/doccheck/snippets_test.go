@@ -15,6 +15,7 @@ import (
 
 	"github.com/gameloop-go/gameloop"
 	"github.com/gameloop-go/gameloop/backend/glfw"
+	"github.com/gameloop-go/gameloop/netplay/relay"
 	"github.com/gameloop-go/gameloop/netsim"
 	"github.com/gameloop-go/gameloop/replay"
 )
@@ -220,3 +221,8 @@ func wrapPoor(conn net.PacketConn) error {
 
 // The fragments are compiled, not run.
 var _ = []any{wrapPoor, pullEvents, ownTheFrame, runWindowed, recordSession, replaySession, wireRecord, wireReplay, startTimed, (*game).Input, (*game).Update}
+
+// docs/relay.md: a match of four that starts with two and takes the others late.
+func createPartyMatch(r *relay.Relay) error {
+	return r.CreateMatch("party-7", relay.MatchConfig{Players: 4, MinPlayers: 2, InputSize: 2, TickRate: 60})
+}
