@@ -36,7 +36,7 @@ func appendJoin(b []byte, nonce, cookie uint32, match string, slot, players, hz 
 	b = binary.AppendUvarint(b, uint64(hz))
 	b = append(b, byte(len(match)))
 	b = append(b, match...)
-	return append(b, 0) // no token
+	return append(b, 0, 0) // no token, no flags
 }
 
 // appendInput appends an Input of slot's input in for count ticks (1 to 127) from tick,

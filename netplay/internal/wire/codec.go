@@ -23,35 +23,38 @@ var (
 	errInputsShape = &Error{Field: "inputs", Problem: "reference empty or inputs not whole ticks of it", Err: ErrInvalid}
 	errUnpackRef   = &Error{Field: "reference", Problem: "not one tick of every handle carried", Err: ErrInvalid}
 
-	faultKind       = newFault("header.kind", "not a known kind")
-	faultNonce      = newFault("Sync.Nonce", "truncated")
-	faultStartTick  = newFault("Input.StartTick", "truncated or not 0 to MaxTick")
-	faultLastInput  = newFault("Input.Count", "inputs past MaxTick")
-	faultAckTick    = newFault("AckTick", "truncated or not NoTick to MaxTick")
-	faultFixed      = newFault("Input", "truncated in Handles, InputSize, Count, Players or the disconnected set")
-	faultInputSize  = newFault("Input.InputSize", "not 1 to MaxInputSize")
-	faultTickBytes  = newFault("Input.Handles", "InputSize times handles over MaxTickBytes")
-	faultNoHandles  = newFault("Input.Handles", "empty with Count above 0")
-	faultCount      = newFault("Input.Count", "over MaxTicksPerInput")
-	faultPlayers    = newFault("Input.Players", "over MaxPlayers")
-	faultDisconnect = newFault("Input.Status", "a disconnected player at or past Players")
-	faultLastTick   = newFault("Input.Status.LastTick", "truncated or not NoTick to MaxTick")
-	faultLost       = newFault("Input.Lost", "flagged but missing or empty")
-	faultQuiet      = newFault("Input.Quiet", "flagged but missing or empty")
-	faultKicked     = newFault("Input.Kicked", "flagged but missing or empty")
-	faultJoined     = newFault("Input.Joined", "out of range, past Players, or flagged but missing or empty")
-	faultInputsLen  = newFault("Input.InputsLen", "negative or over the Inputs array")
-	faultInputs     = newFault("Input.Inputs", "do not decompress to Count ticks of every handle")
-	faultAhead      = newFault("QualityReport.TicksAhead", "truncated or out of int32")
-	faultPing       = newFault("PingSent", "truncated")
-	faultTick       = newFault("ChecksumReport.Tick", "truncated or not 0 to MaxTick")
-	faultSum        = newFault("ChecksumReport.Sum", "truncated")
-	faultCutoff     = newFault("Dropped.Cutoff", "truncated, not NoTick to MaxTick, or unknown flags")
-	faultCookie     = newFault("Cookie", "truncated")
-	faultJoin       = newFault("Join", "truncated, or a slot, players, input size, tick rate, match or token out of range")
-	faultWelcome    = newFault("Welcome", "truncated, or a slot, players or tick out of range")
-	faultRefused    = newFault("Refused", "truncated, or an unknown reason")
-	faultPlayerSum  = newFault("PlayerSum", "truncated, or a slot or tick out of range")
+	faultKind        = newFault("header.kind", "not a known kind")
+	faultNonce       = newFault("Sync.Nonce", "truncated")
+	faultStartTick   = newFault("Input.StartTick", "truncated or not 0 to MaxTick")
+	faultLastInput   = newFault("Input.Count", "inputs past MaxTick")
+	faultAckTick     = newFault("AckTick", "truncated or not NoTick to MaxTick")
+	faultFixed       = newFault("Input", "truncated in Handles, InputSize, Count, Players or the disconnected set")
+	faultInputSize   = newFault("Input.InputSize", "not 1 to MaxInputSize")
+	faultTickBytes   = newFault("Input.Handles", "InputSize times handles over MaxTickBytes")
+	faultNoHandles   = newFault("Input.Handles", "empty with Count above 0")
+	faultCount       = newFault("Input.Count", "over MaxTicksPerInput")
+	faultPlayers     = newFault("Input.Players", "over MaxPlayers")
+	faultDisconnect  = newFault("Input.Status", "a disconnected player at or past Players")
+	faultLastTick    = newFault("Input.Status.LastTick", "truncated or not NoTick to MaxTick")
+	faultLost        = newFault("Input.Lost", "flagged but missing or empty")
+	faultQuiet       = newFault("Input.Quiet", "flagged but missing or empty")
+	faultKicked      = newFault("Input.Kicked", "flagged but missing or empty")
+	faultJoined      = newFault("Input.Joined", "out of range, past Players, or flagged but missing or empty")
+	faultInputsLen   = newFault("Input.InputsLen", "negative or over the Inputs array")
+	faultInputs      = newFault("Input.Inputs", "do not decompress to Count ticks of every handle")
+	faultAhead       = newFault("QualityReport.TicksAhead", "truncated or out of int32")
+	faultPing        = newFault("PingSent", "truncated")
+	faultTick        = newFault("ChecksumReport.Tick", "truncated or not 0 to MaxTick")
+	faultSum         = newFault("ChecksumReport.Sum", "truncated")
+	faultCutoff      = newFault("Dropped.Cutoff", "truncated, not NoTick to MaxTick, or unknown flags")
+	faultCookie      = newFault("Cookie", "truncated")
+	faultJoin        = newFault("Join", "truncated, or a slot, players, input size, tick rate, match or token out of range")
+	faultWelcome     = newFault("Welcome", "truncated, or a slot, players or tick out of range")
+	faultRefused     = newFault("Refused", "truncated, or an unknown reason")
+	faultPlayerSum   = newFault("PlayerSum", "truncated, or a slot or tick out of range")
+	faultSnapshotAsk = newFault("SnapshotAsk", "truncated, or a tick or slot out of range")
+	faultSnapshot    = newFault("Snapshot", "truncated, or a tick, size, offset or piece out of range")
+	faultSnapshotAck = newFault("SnapshotAck", "truncated, or a tick or offset out of range")
 )
 
 // Append appends the packet of m to dst and returns the extended slice. Only the fields of
@@ -165,6 +168,7 @@ func Append(dst []byte, m *Message) ([]byte, error) {
 			dst = append(dst, m.Match[:m.MatchLen]...)
 			dst = append(dst, byte(m.TokenLen))
 			dst = append(dst, m.Token[:m.TokenLen]...)
+			dst = append(dst, m.JoinFlags)
 		}
 	case KindWelcome:
 		if !validWelcome(m) {
@@ -189,6 +193,30 @@ func Append(dst []byte, m *Message) ([]byte, error) {
 			dst = appendUvarint(dst, uint64(m.Tick))
 			dst = le.AppendUint64(dst, m.Sum)
 		}
+	case KindSnapshotAsk:
+		if m.Tick < 1 || m.Tick > MaxTick || m.Slot < 0 || m.Slot >= MaxPlayers {
+			f = &faultSnapshotAsk
+		} else {
+			dst = appendUvarint(dst, uint64(m.Tick))
+			dst = append(dst, byte(m.Slot))
+		}
+	case KindSnapshot:
+		if !validSnapshot(m) {
+			f = &faultSnapshot
+		} else {
+			dst = appendUvarint(dst, uint64(m.Tick))
+			dst = le.AppendUint64(dst, m.Sum)
+			dst = appendUvarint(dst, uint64(m.Size))
+			dst = appendUvarint(dst, uint64(m.Offset))
+			dst = append(dst, m.Inputs[:m.InputsLen]...)
+		}
+	case KindSnapshotAck:
+		if m.Tick < 1 || m.Tick > MaxTick || m.Offset < 0 || m.Offset > MaxSnapshot {
+			f = &faultSnapshotAck
+		} else {
+			dst = appendUvarint(dst, uint64(m.Tick))
+			dst = appendUvarint(dst, uint64(m.Offset))
+		}
 	case KindKeepAlive, KindBye, KindKick:
 	}
 	if f != nil {
@@ -209,10 +237,21 @@ func validJoin(m *Message) bool {
 		m.InputSize < 1 || m.InputSize > MaxInputSize,
 		m.TickRate < 1 || m.TickRate > MaxTickRate,
 		m.MatchLen < 0 || m.MatchLen > MaxMatch,
-		m.TokenLen < 0 || m.TokenLen > MaxToken:
+		m.TokenLen < 0 || m.TokenLen > MaxToken,
+		m.JoinFlags&^joinFlagsAll != 0:
 		return false
 	}
 	return true
+}
+
+// validSnapshot reports whether a Snapshot's fields are in range: a piece at a multiple of
+// MaxSnapshotChunk, as long as a whole one or the rest of the snapshot.
+func validSnapshot(m *Message) bool {
+	if m.Tick < 1 || m.Tick > MaxTick || m.Size < 1 || m.Size > MaxSnapshot ||
+		m.Offset < 0 || m.Offset >= m.Size || m.Offset%MaxSnapshotChunk != 0 {
+		return false
+	}
+	return int64(m.InputsLen) == min(MaxSnapshotChunk, m.Size-m.Offset)
 }
 
 // validWelcome reports whether a Welcome's fields are in range.
@@ -392,6 +431,43 @@ func Decode(pkt []byte, m *Message) error {
 		if m.Sum, ok = r.uint64(); !ok {
 			return faultPlayerSum.malformed
 		}
+	case KindSnapshotAsk:
+		var ok bool
+		if m.Tick, ok = r.tick(0); !ok || m.Tick == 0 || len(r.b) < 1 || r.b[0] >= MaxPlayers {
+			return faultSnapshotAsk.malformed
+		}
+		m.Slot, r.b = int(r.b[0]), r.b[1:]
+	case KindSnapshot:
+		var ok bool
+		var size, offset uint64
+		if m.Tick, ok = r.tick(0); !ok {
+			return faultSnapshot.malformed
+		}
+		if m.Sum, ok = r.uint64(); !ok {
+			return faultSnapshot.malformed
+		}
+		if size, ok = r.uvarint(); !ok || size > MaxSnapshot {
+			return faultSnapshot.malformed
+		}
+		if offset, ok = r.uvarint(); !ok || offset > MaxSnapshot {
+			return faultSnapshot.malformed
+		}
+		m.Size, m.Offset = int64(size), int64(offset)
+		m.InputsLen = copy(m.Inputs[:], r.b)
+		r.b = r.b[m.InputsLen:]
+		if !validSnapshot(m) {
+			return faultSnapshot.malformed
+		}
+	case KindSnapshotAck:
+		var ok bool
+		var offset uint64
+		if m.Tick, ok = r.tick(0); !ok || m.Tick == 0 {
+			return faultSnapshotAck.malformed
+		}
+		if offset, ok = r.uvarint(); !ok || offset > MaxSnapshot {
+			return faultSnapshotAck.malformed
+		}
+		m.Offset = int64(offset)
 	case KindKeepAlive, KindBye, KindKick:
 	}
 	if len(r.b) != 0 {
@@ -431,11 +507,12 @@ func decodeJoin(r *reader, m *Message) bool {
 	m.MatchLen = copy(m.Match[:], r.b[1:1+n])
 	r.b = r.b[1+n:]
 	n = int(r.b[0])
-	if n > MaxToken || len(r.b) < 1+n {
+	if n > MaxToken || len(r.b) < 1+n+1 {
 		return false
 	}
 	m.TokenLen = copy(m.Token[:], r.b[1:1+n])
-	r.b = r.b[1+n:]
+	m.JoinFlags = r.b[1+n]
+	r.b = r.b[2+n:]
 	return validJoin(m)
 }
 

@@ -40,14 +40,20 @@
 //	12 Dropped       cutoff+1:uvarint flags:byte the sender lost the receiver; flags: 1 silent, 2 kicked, 4 full, 8 late
 //	13 Cookie        cookie:uint32               the host's (or relay's) answer to a Spectate (Join) from an address not yet proven
 //	14 Join          nonce:uint32 cookie:uint32 slot:byte players:byte size:byte rate:uvarint
-//	                 matchLen:byte match tokenLen:byte token
-//	                                             a player's (or spectator's) request to a relay
+//	                 matchLen:byte match tokenLen:byte token flags:byte
+//	                                             a player's (or spectator's) request to a relay; flags: 1 takes snapshots
 //	15 Welcome       nonce:uint32 slot:byte players:byte tick:uvarint
-//	                                             the relay's answer: the Join's nonce, the slot given, its last confirmed tick
+//	                                             the relay's answer: the Join's nonce, the slot given, and the tick
+//	                                             the player starts after (0, or a snapshot's that follows)
 //	16 Refused       nonce:uint32 reason:byte    the relay's refusal: 1 token, 2 expired, 3 no match, 4 slot,
 //	                                             5 shape, 6 full, 7 late, 8 ended
 //	17 PlayerSum     slot:byte tick:uvarint sum:uint64
 //	                                             a player's checksum, passed on by the relay
+//	18 SnapshotAsk   tick:uvarint slot:byte      a relay asking for the state after tick: slot to send it, the others its checksum
+//	19 Snapshot      tick:uvarint sum:uint64 size:uvarint offset:uvarint piece:rest
+//	                                             a piece of the state after tick (checksum sum, size bytes in all, 1 to 2^26),
+//	                                             from offset, a multiple of 448, 448 bytes or the rest
+//	20 SnapshotAck   tick:uvarint offset:uvarint the snapshot's bytes received in a row
 //
 // Any other kind is malformed.
 //

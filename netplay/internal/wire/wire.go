@@ -56,6 +56,11 @@ const (
 	// MaxTickRate is the greatest TickRate a Join carries.
 	MaxTickRate = 1000
 
+	// MaxSnapshot is the largest state snapshot, in bytes: 64 MiB.
+	MaxSnapshot = 1 << 26
+	// MaxSnapshotChunk is the most bytes of a snapshot one Snapshot message carries.
+	MaxSnapshotChunk = 448
+
 	// NoTick stands for "no tick": an AckTick before any input arrived, a LastTick of a
 	// player with no confirmed input yet.
 	NoTick = -1
@@ -117,13 +122,25 @@ const (
 	// KindPlayerSum is a relay passing on player Slot's checksum (Sum) of its state after
 	// confirmed Tick, for desync detection.
 	KindPlayerSum
+	// KindSnapshotAsk is a relay asking its players for their state after Tick: player Slot
+	// to send it (KindSnapshot), the others their checksum of it (KindChecksumReport), to
+	// check it by.
+	KindSnapshotAsk
+	// KindSnapshot carries a piece of a state snapshot, the state after Tick, whose checksum
+	// is Sum and encoding Size bytes: Inputs[:InputsLen] are its bytes from Offset, a
+	// multiple of MaxSnapshotChunk, MaxSnapshotChunk of them but for the last piece.
+	KindSnapshot
+	// KindSnapshotAck acknowledges the bytes of the snapshot of Tick received in a row, up
+	// to Offset.
+	KindSnapshotAck
 
 	kindEnd // one past the last kind
 )
 
 var kindNames = [...]string{"Kind(0)", "SyncRequest", "SyncReply", "Input", "InputAck",
 	"QualityReport", "QualityReply", "ChecksumReport", "KeepAlive", "Bye", "Kick", "Spectate",
-	"Dropped", "Cookie", "Join", "Welcome", "Refused", "PlayerSum"}
+	"Dropped", "Cookie", "Join", "Welcome", "Refused", "PlayerSum", "SnapshotAsk", "Snapshot",
+	"SnapshotAck"}
 
 // String returns the kind's name, as "Input", or "Kind(N)" for a value that is not a kind.
 func (k Kind) String() string {
@@ -218,9 +235,14 @@ type Message struct {
 	Joined [MaxPlayers]int64
 	// Inputs[:InputsLen] (Input) are the inputs, compressed as CompressInputs does; they
 	// decompress to Count*Handles.Len()*InputSize bytes. Set them with PackInputs and read
-	// them with UnpackInputs.
+	// them with UnpackInputs. In a Snapshot, they are the piece of the snapshot it carries.
 	Inputs    [MaxPacket]byte
 	InputsLen int
+
+	// Size (Snapshot) is the snapshot's length in bytes, 1 to MaxSnapshot; Offset
+	// (Snapshot) where the piece carried starts, and (SnapshotAck) how many bytes of it
+	// have arrived in a row, 0 to Size.
+	Size, Offset int64
 
 	// TicksAhead (QualityReport) is how many ticks the sender estimates it runs ahead of
 	// the receiver; negative when behind.
@@ -229,9 +251,13 @@ type Message struct {
 	// in nanoseconds on a clock of its own choosing; the reply echoes it unchanged.
 	PingSent int64
 
-	// Tick (ChecksumReport) is the confirmed tick after which Sum was taken, 0 to MaxTick.
+	// Tick (ChecksumReport, PlayerSum) is the confirmed tick after which Sum was taken, 0 to
+	// MaxTick; (Welcome) the tick after which the player starts: 0, or that of the state
+	// snapshot the relay sends it next; (SnapshotAsk, Snapshot, SnapshotAck) the tick whose
+	// state the snapshot is, 1 to MaxTick.
 	Tick int64
-	// Sum (ChecksumReport) is the game's checksum of its state after Tick.
+	// Sum (ChecksumReport, PlayerSum, Snapshot) is the game's checksum of its state after
+	// Tick.
 	Sum uint64
 
 	// Cutoff (Dropped) is the tick after which the sender disconnected the receiver's
@@ -260,7 +286,17 @@ type Message struct {
 	TokenLen int
 	// Reason (Refused) says why a relay refused a Join: one of the Refused reasons.
 	Reason uint8
+	// JoinFlags (Join) are what the joining session can do: JoinSnapshots.
+	JoinFlags uint8
 }
+
+// JoinFlags of a Join.
+const (
+	// JoinSnapshots: the joining player can start from a state snapshot (its game encodes
+	// and decodes its state), which the relay then sends it after its Welcome.
+	JoinSnapshots uint8 = 1 << iota
+	joinFlagsAll        = JoinSnapshots
+)
 
 // Reasons of a Refused message.
 const (

@@ -53,13 +53,30 @@ func sample() []Message {
 		join(Message{Header: hdr(KindJoin), Nonce: 2, Cookie: 3, Slot: AnySlot, Players: 2, InputSize: 1, TickRate: 60},
 			"a match named with sixty-four bytes, the longest that can be.!!", bytes.Repeat([]byte{0xA5}, MaxToken)),
 		join(Message{Header: hdr(KindJoin), Slot: SpectatorSlot, Players: 1, InputSize: 3, TickRate: 1}, "m", []byte{0}),
+		join(Message{Header: hdr(KindJoin), Slot: 1, Players: 2, InputSize: 3, TickRate: 60, JoinFlags: JoinSnapshots}, "m", nil),
 		{Header: hdr(KindWelcome), Nonce: 9, Slot: 0, Players: 1, Tick: 0},
 		{Header: hdr(KindWelcome), Nonce: math.MaxUint32, Slot: SpectatorSlot, Players: MaxPlayers, Tick: MaxTick},
 		{Header: hdr(KindRefused), Nonce: 4, Reason: RefusedToken},
 		{Header: hdr(KindRefused), Reason: RefusedEnded},
 		{Header: hdr(KindPlayerSum), Slot: 7, Tick: MaxTick, Sum: math.MaxUint64},
 		{Header: hdr(KindPlayerSum), Slot: 0, Tick: 0, Sum: 0},
+		{Header: hdr(KindSnapshotAsk), Tick: 1, Slot: 0},
+		{Header: hdr(KindSnapshotAsk), Tick: MaxTick, Slot: 7},
+		snapshot(Message{Header: hdr(KindSnapshot), Tick: 1, Sum: 5, Size: 1, Offset: 0}),
+		snapshot(Message{Header: hdr(KindSnapshot), Tick: MaxTick, Sum: math.MaxUint64, Size: MaxSnapshot, Offset: MaxSnapshot - MaxSnapshot%MaxSnapshotChunk - MaxSnapshotChunk}),
+		snapshot(Message{Header: hdr(KindSnapshot), Tick: 300, Size: 2*MaxSnapshotChunk + 10, Offset: 2 * MaxSnapshotChunk}),
+		{Header: hdr(KindSnapshotAck), Tick: 1, Offset: 0},
+		{Header: hdr(KindSnapshotAck), Tick: MaxTick, Offset: MaxSnapshot},
 	}
+}
+
+// snapshot returns m with its piece set: bytes counting up, as long as the piece is.
+func snapshot(m Message) Message {
+	m.InputsLen = int(min(MaxSnapshotChunk, m.Size-m.Offset))
+	for i := range m.InputsLen {
+		m.Inputs[i] = byte(i)
+	}
+	return m
 }
 
 // join returns m with its match name and token set.
@@ -302,7 +319,7 @@ func TestDecodeRejects(t *testing.T) {
 		{"version 5", edit(good(KindKeepAlive), func(p []byte) []byte { p[2] = 5; return p }), ErrVersion, "header.version"},
 		{"version 0", edit(good(KindKeepAlive), func(p []byte) []byte { p[2] = 0; return p }), ErrVersion, "header.version"},
 		{"kind 0", with(0), ErrMalformed, "header.kind"},
-		{"kind 18", with(18), ErrMalformed, "header.kind"},
+		{"kind 21", with(21), ErrMalformed, "header.kind"},
 		{"join short", with(KindJoin, 1, 2, 3, 4, 5, 6, 7, 8, 0, 2), ErrMalformed, "Join"},
 		{"join slot 8", with(KindJoin, 1, 2, 3, 4, 5, 6, 7, 8, 8, 2, 1, 60, 0, 0), ErrMalformed, "Join"},
 		{"join no players", with(KindJoin, 1, 2, 3, 4, 5, 6, 7, 8, 0, 0, 1, 60, 0, 0), ErrMalformed, "Join"},
@@ -311,7 +328,22 @@ func TestDecodeRejects(t *testing.T) {
 		{"join match cut", with(KindJoin, 1, 2, 3, 4, 5, 6, 7, 8, 0, 2, 1, 60, 3, 'a', 'b'), ErrMalformed, "Join"},
 		{"join match 65", with(KindJoin, append([]byte{1, 2, 3, 4, 5, 6, 7, 8, 0, 2, 1, 60, 65}, make([]byte, 66)...)...), ErrMalformed, "Join"},
 		{"join token 97", with(KindJoin, append([]byte{1, 2, 3, 4, 5, 6, 7, 8, 0, 2, 1, 60, 0, 97}, make([]byte, 97)...)...), ErrMalformed, "Join"},
-		{"join trailing", with(KindJoin, 1, 2, 3, 4, 5, 6, 7, 8, 0, 2, 1, 60, 0, 0, 0), ErrMalformed, "packet"},
+		{"join trailing", with(KindJoin, 1, 2, 3, 4, 5, 6, 7, 8, 0, 2, 1, 60, 0, 0, 0, 0), ErrMalformed, "packet"},
+		{"join no flags", with(KindJoin, 1, 2, 3, 4, 5, 6, 7, 8, 0, 2, 1, 60, 0, 0), ErrMalformed, "Join"},
+		{"join flags 2", with(KindJoin, 1, 2, 3, 4, 5, 6, 7, 8, 0, 2, 1, 60, 0, 0, 2), ErrMalformed, "Join"},
+		{"snapshot ask tick 0", with(KindSnapshotAsk, 0, 0), ErrMalformed, "SnapshotAsk"},
+		{"snapshot ask slot 8", with(KindSnapshotAsk, 1, 8), ErrMalformed, "SnapshotAsk"},
+		{"snapshot ask short", with(KindSnapshotAsk, 1), ErrMalformed, "SnapshotAsk"},
+		{"snapshot tick 0", with(KindSnapshot, 0, 1, 2, 3, 4, 5, 6, 7, 8, 1, 0, 9), ErrMalformed, "Snapshot"},
+		{"snapshot size 0", with(KindSnapshot, 1, 1, 2, 3, 4, 5, 6, 7, 8, 0, 0), ErrMalformed, "Snapshot"},
+		{"snapshot size past max", with(KindSnapshot, append(append([]byte{1, 1, 2, 3, 4, 5, 6, 7, 8}, appendUvarint(nil, MaxSnapshot+1)...), 0, 9)...), ErrMalformed, "Snapshot"},
+		{"snapshot offset past size", with(KindSnapshot, 1, 1, 2, 3, 4, 5, 6, 7, 8, 1, 1, 9), ErrMalformed, "Snapshot"},
+		{"snapshot offset not a piece's", with(KindSnapshot, append([]byte{1, 1, 2, 3, 4, 5, 6, 7, 8, 0xE8, 0x07, 1}, make([]byte, MaxSnapshotChunk)...)...), ErrMalformed, "Snapshot"},
+		{"snapshot piece short", with(KindSnapshot, 1, 1, 2, 3, 4, 5, 6, 7, 8, 2, 0, 9), ErrMalformed, "Snapshot"},
+		{"snapshot piece long", with(KindSnapshot, 1, 1, 2, 3, 4, 5, 6, 7, 8, 1, 0, 9, 9), ErrMalformed, "Snapshot"},
+		{"snapshot ack tick 0", with(KindSnapshotAck, 0, 0), ErrMalformed, "SnapshotAck"},
+		{"snapshot ack offset past max", with(KindSnapshotAck, append([]byte{1}, appendUvarint(nil, MaxSnapshot+1)...)...), ErrMalformed, "SnapshotAck"},
+		{"snapshot ack trailing", with(KindSnapshotAck, 1, 0, 0), ErrMalformed, "packet"},
 		{"welcome slot 8", with(KindWelcome, 1, 2, 3, 4, 8, 2, 0), ErrMalformed, "Welcome"},
 		{"welcome any slot", with(KindWelcome, 1, 2, 3, 4, AnySlot, 2, 0), ErrMalformed, "Welcome"},
 		{"welcome 9 players", with(KindWelcome, 1, 2, 3, 4, 0, 9, 0), ErrMalformed, "Welcome"},
@@ -398,7 +430,15 @@ func TestAppendRejects(t *testing.T) {
 		field string
 	}{
 		{"kind 0", func(m *Message) { m.Kind = 0 }, ErrInvalid, "header.kind"},
-		{"kind 18", func(m *Message) { m.Kind = 18 }, ErrInvalid, "header.kind"},
+		{"kind 21", func(m *Message) { m.Kind = 21 }, ErrInvalid, "header.kind"},
+		{"join flags", func(m *Message) {
+			*m = Message{Header: Header{Kind: KindJoin}, Players: 2, InputSize: 1, TickRate: 60, JoinFlags: 4}
+		}, ErrInvalid, "Join"},
+		{"snapshot ask tick", func(m *Message) { *m = Message{Header: Header{Kind: KindSnapshotAsk}} }, ErrInvalid, "SnapshotAsk"},
+		{"snapshot piece", func(m *Message) {
+			*m = Message{Header: Header{Kind: KindSnapshot}, Tick: 1, Size: 10, InputsLen: 9}
+		}, ErrInvalid, "Snapshot"},
+		{"snapshot ack offset", func(m *Message) { *m = Message{Header: Header{Kind: KindSnapshotAck}, Tick: 1, Offset: -1} }, ErrInvalid, "SnapshotAck"},
 		{"join slot", func(m *Message) {
 			*m = Message{Header: Header{Kind: KindJoin}, Slot: 8, Players: 2, InputSize: 1, TickRate: 60}
 		}, ErrInvalid, "Join"},
