@@ -34,6 +34,9 @@ func (cfg *Config[I]) check() error {
 	if locals == 0 && !cfg.spectate {
 		return bad("Players", n, "no player is local: use NewSpectator to watch a game")
 	}
+	if cfg.Snapshots && (cfg.Relay == nil || cfg.spectate) {
+		return bad("Snapshots", true, "a relayed match's players share snapshots, not peers nor spectators")
+	}
 	if cfg.SparseSaving && cfg.Record != nil {
 		return bad("SparseSaving", true, "cannot be used with Record: a recording holds every tick's checksum")
 	}

@@ -283,6 +283,16 @@ type Config[I comparable] struct {
 	// holds: relay.MakeToken); nil for a relay that takes any player.
 	Match string
 	Token []byte
+
+	// Snapshots says the game can encode its state and load it back (Run: the Game also
+	// implements Snapshotter), for a relay that keeps state snapshots
+	// (relay.MatchConfig.SnapshotEvery): when the relay asks, this player shares its state
+	// after a confirmed tick (a Snapshot request, at most once every few seconds), and,
+	// joining late or coming back from a new address, starts from the state another player
+	// shared (a Restore request, checked against the sharer's checksum) instead of
+	// re-simulating the match from its first tick. Through a relay only; a session with
+	// Record starts from the first tick all the same (its recording must replay).
+	Snapshots bool
 }
 
 // RequestKind says what a Request asks of the game.
@@ -295,6 +305,12 @@ const (
 	Load
 	// Advance: run Tick with Inputs, one per player, by handle.
 	Advance
+	// Snapshot: encode the state saved in Slot, the state after Tick, into Data (through a
+	// relay, with Config.Snapshots: Run calls the game's AppendSnapshot).
+	Snapshot
+	// Restore: make the state encoded in Data, the state after Tick, the game's, and set
+	// Checksum to its checksum (Run calls the game's LoadSnapshot). A Save of Tick follows.
+	Restore
 )
 
 // String returns the kind's name.
@@ -306,6 +322,10 @@ func (k RequestKind) String() string {
 		return "load"
 	case Advance:
 		return "advance"
+	case Snapshot:
+		return "snapshot"
+	case Restore:
+		return "restore"
 	}
 	return fmt.Sprintf("RequestKind(%d)", uint8(k))
 }
@@ -320,8 +340,25 @@ type Request[I comparable] struct {
 	// Inputs are every player's input for Tick, by handle (Advance). They are the session's
 	// memory, valid until the next call of Advance: copy what you keep.
 	Inputs []PlayerInput[I]
-	// Checksum is set by the game on a Save request: the checksum of the state saved.
+	// Checksum is set by the game on a Save request: the checksum of the state saved; and on
+	// a Restore, the checksum of the state loaded.
 	Checksum uint64
+	// Data is a state's encoding: set by the game on a Snapshot request (the session's
+	// memory to append to is passed in, empty), given to it on a Restore (valid until the
+	// next call of Advance).
+	Data []byte
+}
+
+// Snapshotter is a Game whose state can be encoded and loaded back, for a relay that keeps state
+// snapshots (Config.Snapshots): Run carries out Snapshot and Restore requests with it.
+type Snapshotter interface {
+	// AppendSnapshot appends the encoding of the state saved in slot to dst and returns
+	// the extended slice. Loaded with LoadSnapshot on any machine, it must give a state of
+	// the same checksum, which runs on exactly as this one does.
+	AppendSnapshot(dst []byte, slot int) []byte
+	// LoadSnapshot makes the state encoded in data the game's current state and returns its
+	// checksum, as Save would; an error for data it cannot decode.
+	LoadSnapshot(data []byte) (checksum uint64, err error)
 }
 
 // Game is a rollback-ready game, as Run and NewLoopGame drive it.
@@ -337,7 +374,9 @@ type Game[I comparable] interface {
 }
 
 // Run carries out reqs in order on g: Step for Advance, Save (writing the checksum into the
-// request) and Load. The first error of Step is returned, wrapped with its tick.
+// request) and Load; for Snapshot and Restore, g's Snapshotter methods. The first error of
+// Step or LoadSnapshot is returned, wrapped with its tick, and an error for a Snapshot or
+// Restore request to a game that is not a Snapshotter.
 func Run[I comparable](reqs []Request[I], g Game[I]) error {
 	for i := range reqs {
 		r := &reqs[i]
@@ -346,6 +385,20 @@ func Run[I comparable](reqs []Request[I], g Game[I]) error {
 			r.Checksum = g.Save(r.Slot)
 		case Load:
 			g.Load(r.Slot)
+		case Snapshot, Restore:
+			sn, ok := g.(Snapshotter)
+			if !ok {
+				return fmt.Errorf("netplay: a %v request for tick %d, and the game (%T) is not a Snapshotter: set Config.Snapshots only for one", r.Kind, r.Tick, g)
+			}
+			if r.Kind == Snapshot {
+				r.Data = sn.AppendSnapshot(r.Data[:0], r.Slot)
+				continue
+			}
+			sum, err := sn.LoadSnapshot(r.Data)
+			if err != nil {
+				return fmt.Errorf("netplay: restoring the state after tick %d: %w", r.Tick, err)
+			}
+			r.Checksum = sum
 		case Advance:
 			if err := g.Step(r.Tick, r.Inputs); err != nil {
 				return fmt.Errorf("netplay: tick %d: %w", r.Tick, err)
@@ -463,6 +516,10 @@ type Stats struct {
 	LastRollback, MaxRollback int
 	// Skipped counts the calls of Advance that returned ErrPredictionThreshold.
 	Skipped uint64
+	// Through a relay that keeps state snapshots (Config.Snapshots): SnapshotsShared counts
+	// the states this player sent the relay whole, SnapshotsLoaded those it started from
+	// (0 or 1), SnapshotsFailed the states the game encoded empty or over wire's 64 MiB.
+	SnapshotsShared, SnapshotsLoaded, SnapshotsFailed uint64
 	// TimeScale is the time scale recommended now.
 	TimeScale float64
 	// Dropped counts the packets dropped: from an address that is no peer's, malformed, of

@@ -58,6 +58,8 @@ type relayLink[I comparable] struct {
 	// encoded.
 	own    [ring]I
 	ownRaw []byte
+	// snap is what this session keeps of state snapshots (snapshot.go).
+	snap snapState
 	// ahead is how many ticks this player runs past its aim, averaged.
 	ahead     float64
 	haveAhead bool
@@ -136,7 +138,13 @@ func (s *Session[I]) relayHandle(pr *peer, m *wire.Message) bool {
 			if m.Slot != rl.slot || m.Players != len(s.queues) {
 				return false
 			}
+			if m.Tick > 0 && (!s.cfg.Snapshots || s.cfg.Record != nil || s.spectating) {
+				return false // a snapshot it did not ask for
+			}
 			pr.session, pr.state = m.Session, peerRunning
+			if m.Tick > 0 {
+				s.startFrom(uint64(m.Tick)) // the state after it comes next
+			}
 			s.joinRTT(pr)
 			s.heard(pr)
 			s.event(Event{Kind: EventSynchronized, Handle: -1})
@@ -179,6 +187,14 @@ func (s *Session[I]) relayHandle(pr *peer, m *wire.Message) bool {
 		if s.endErr == nil {
 			s.endErr = fmt.Errorf("%w %q", ErrEnded, s.cfg.Match)
 		}
+	case wire.KindSnapshotAsk:
+		if !s.spectating {
+			s.snapAsk(m)
+		}
+	case wire.KindSnapshot:
+		s.snapPiece(m)
+	case wire.KindSnapshotAck:
+		s.snapAcked(m)
 	case wire.KindKeepAlive:
 	default:
 		return false
@@ -232,6 +248,9 @@ func (s *Session[I]) join(pr *peer) {
 	*m = wire.Message{}
 	m.Kind, m.Nonce, m.Cookie = wire.KindJoin, pr.nonce, pr.cookie
 	m.Slot, m.Players, m.InputSize, m.TickRate = s.relay.slot, len(s.queues), s.size, s.cfg.TickRate
+	if s.cfg.Snapshots && s.cfg.Record == nil {
+		m.JoinFlags = wire.JoinSnapshots // a recording starts from the first tick
+	}
 	m.SetMatch(s.cfg.Match)
 	m.SetToken(s.cfg.Token)
 	s.send(pr, m)
@@ -422,6 +441,9 @@ func (s *Session[I]) relayTimers() {
 	if s.now-pr.lastSent >= keepAliveInterval || s.now-pr.lastInput >= keepAliveInterval || pr.lastAckSent != pr.recvd {
 		s.relaySend(pr)
 	}
+	if !s.spectating {
+		s.snapTimers(pr)
+	}
 }
 
 // relaySend sends the relay this player's inputs it does not have yet (none from a
@@ -519,6 +541,10 @@ func (s *Session[I]) relayTimeSync() int {
 // proved a prediction wrong (or replaced one of this player's own), then the next tick, or
 // several while this player is behind the relay's clock, or none while far ahead of it.
 func (s *Session[I]) advanceRelay() ([]Request[I], error) {
+	if d := s.relay.snap.down; d != nil && !d.restored && (d.data == nil || d.inRow < int64(len(d.data))) {
+		s.relaySend(s.peers[0])
+		return nil, ErrNotSynchronized // the state to start from is on its way
+	}
 	ticks := s.relayTimeSync()
 	limit := s.limit() + uint64(s.window)
 	if ticks == 0 || s.tick+1 > limit {
@@ -527,6 +553,10 @@ func (s *Session[I]) advanceRelay() ([]Request[I], error) {
 		return nil, ErrPredictionThreshold
 	}
 	s.reqs = s.reqs[:0]
+	// First the snapshot this player shares (its slot is not saved over below), or the one
+	// it starts from.
+	s.snapAnswer(true)
+	s.snapRestore()
 	if s.tick == 0 {
 		s.reqs = append(s.reqs, Request[I]{Kind: Save, Tick: 0, Slot: 0})
 	}

@@ -248,6 +248,7 @@ type Session[I comparable] struct {
 	awake time.Duration
 
 	tick       uint64 // the last tick run
+	floor      uint64 // no tick at or before it runs again: 0, or the tick of the snapshot this session started from
 	pending    []I    // the local inputs for the next tick, by handle
 	hasPending []bool
 	running    bool
@@ -734,12 +735,12 @@ func (s *Session[I]) localConfirmed() uint64 {
 // that proves right costs nothing: the tick is not run again to mark its input Confirmed.
 func (s *Session[I]) firstWrong() uint64 {
 	first := uint64(math.MaxUint64)
-	low := s.tick - min(s.tick, uint64(s.depth)+1)
+	low := max(s.tick-min(s.tick, uint64(s.depth)+1), s.floor+1, 1)
 	for _, q := range s.queues {
 		if q.local && s.relay == nil {
 			continue // our own inputs are what they were, but through a relay
 		}
-		for t := max(low, 1); t <= s.tick && t < first; t++ {
+		for t := low; t <= s.tick && t < first; t++ {
 			if used, now := q.used[t%ring], s.input(q, t); used.Input != now.Input || (used.Status == Disconnected) != (now.Status == Disconnected) {
 				first = t
 				break
@@ -790,9 +791,17 @@ func (s *Session[I]) advanceOnly(t uint64, used int) int {
 // takeChecksums reads the checksums the game set on the last Save requests.
 func (s *Session[I]) takeChecksums() {
 	for i := range s.reqs {
-		if r := &s.reqs[i]; r.Kind == Save {
+		switch r := &s.reqs[i]; r.Kind {
+		case Save:
 			s.sums[r.Tick%ring] = r.Checksum
 			s.savedTick[r.Tick%ring] = r.Tick
+			if s.relay != nil && s.relay.snap.down != nil {
+				s.restoreTaken(r)
+			}
+		case Snapshot:
+			s.snapTaken(r)
+		case Restore:
+			s.restoreTaken(r)
 		}
 	}
 	s.reqs = s.reqs[:0]

@@ -33,6 +33,9 @@ type faultGame struct {
 	// joinAt is when each player joins: 0 for most; for a few, later, into a match that
 	// starts without them (MatchConfig.MinPlayers).
 	joinAt []time.Duration
+	// snapEvery is the match's MatchConfig.SnapshotEvery, its players' sessions taking
+	// snapshots; 0 for none.
+	snapEvery int
 }
 
 // minPlayers is how many of the game's players join at the start.
@@ -71,12 +74,20 @@ func newFaultGame(seed uint64) faultGame {
 			g.joinAt[0] = 0
 		}
 	}
+	// Half the games gather state snapshots, every 1 to 4 s: the late and returning
+	// players start from them.
+	if r.IntN(2) == 0 {
+		g.snapEvery = 60 + r.IntN(181)
+	}
 	return g
 }
 
 func (g faultGame) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "seed %d, %d players", g.seed, g.players)
+	if g.snapEvery > 0 {
+		fmt.Fprintf(&b, ", a snapshot every %d ticks", g.snapEvery)
+	}
 	for h, at := range g.joinAt {
 		if at > 0 {
 			fmt.Fprintf(&b, "; player %d joins at %v", h, at)
@@ -107,17 +118,20 @@ func TestRelayFaults(t *testing.T) {
 		g := newFaultGame(uint64(i))
 		total.add(playFaultGame(t, g))
 	}
-	t.Logf("%d games, %d ticks confirmed by the relay: %d players told they were dropped, %d gave the relay up, %d told the match ended; %d faulted players caught up; %d joined late; %d inputs replaced",
-		games, total.ticks, total.told, total.gaveUp, total.ended, total.caught, total.late, total.replaced)
+	t.Logf("%d games, %d ticks confirmed by the relay: %d players told they were dropped, %d gave the relay up, %d told the match ended; %d faulted players caught up; %d joined late; %d state snapshots taken (%d rounds gave none), %d started from; %d inputs replaced",
+		games, total.ticks, total.told, total.gaveUp, total.ended, total.caught, total.late, total.snaps, total.snapFailed, total.snapStarts, total.replaced)
 }
 
 // tally is what the campaign's games came to.
 type tally struct {
-	told, gaveUp, ended, caught, late int
-	ticks, replaced                   uint64
+	told, gaveUp, ended, caught, late              int
+	ticks, replaced, snaps, snapStarts, snapFailed uint64
 }
 
 func (a *tally) add(b tally) {
+	a.snaps += b.snaps
+	a.snapFailed += b.snapFailed
+	a.snapStarts += b.snapStarts
 	a.late += b.late
 	a.told += b.told
 	a.gaveUp += b.gaveUp
@@ -129,14 +143,19 @@ func (a *tally) add(b tally) {
 
 func playFaultGame(t *testing.T, g faultGame) (res tally) {
 	t.Helper()
-	sr := newSimRelay(t, g.seed, &Options{OpenMatch: MatchConfig{MinPlayers: g.minPlayers()}})
+	sr := newSimRelay(t, g.seed, &Options{OpenMatch: MatchConfig{MinPlayers: g.minPlayers(), SnapshotEvery: g.snapEvery}})
 	sr.about = g.String() + ": "
 	name := fmt.Sprintf("m%d", g.seed)
 	for h := range g.players {
 		pn := fmt.Sprintf("p%d", h)
 		sr.net.SetConditions(pn, "relay", g.conds[h])
 		sr.net.SetConditions("relay", pn, g.conds[h])
-		p := sr.player(pn, name, h, g.players, nil, nil)
+		var p *simPlayer
+		if g.snapEvery > 0 {
+			p, _ = sr.snapPlayer(pn, name, h, g.players, nil)
+		} else {
+			p = sr.player(pn, name, h, g.players, nil, nil)
+		}
 		if g.joinAt[h] > 0 {
 			p.frozen = 1 << 62 // no call of its session, and no join, until then
 		}
@@ -268,5 +287,7 @@ func playFaultGame(t *testing.T, g faultGame) (res tally) {
 		t.Fatalf("%v: no tick compared", g)
 	}
 	res.ticks, res.replaced = st.Confirmed, st.Replaced
+	m := sr.relay.Metrics()
+	res.snaps, res.snapStarts, res.snapFailed = m.Snapshots, m.SnapshotStarts, m.SnapshotsFailed
 	return res
 }

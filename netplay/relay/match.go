@@ -41,6 +41,10 @@ type member struct {
 	session uint32
 	seq     uint16
 	bucket  bucket // the reader's: packets it may send
+	// snapshots: its session takes state snapshots (wire.JoinSnapshots); start is the tick
+	// it starts after (0, or the snapshot's it downloads, down, until it has it all).
+	snapshots bool
+	start     uint64
 
 	// Guarded by the match's mutex.
 	acked    uint64 // the last tick it has, as it acknowledged
@@ -48,6 +52,7 @@ type member struct {
 	lastSent time.Duration
 	dropped  bool // a player dropped: told so when it speaks
 	toldAt   time.Duration
+	down     *snapDownload
 }
 
 // match is one relayed match: its authority, members and pool match.
@@ -71,6 +76,12 @@ type match struct {
 	gone       wire.HandleSet // the slots whose drop has been handled
 	rec        *recording     // nil unless the relay records
 	created    time.Duration
+	// State snapshots (snapshot.go): the latest checked one, the round gathering the next,
+	// the tick from which the next round may open, and whose turn it is to share.
+	snap     *snapshot
+	round    snapRound
+	nextSnap uint64
+	turn     int
 }
 
 // newMatch returns a match of cfg, checked.
@@ -84,6 +95,13 @@ func newMatch(r *Relay, name string, cfg MatchConfig) (*match, error) {
 		return nil, fmt.Errorf("relay: MatchConfig.SpectatorDelay = %d: negative", cfg.SpectatorDelay)
 	case cfg.MinPlayers < 0 || cfg.MinPlayers > cfg.Players:
 		return nil, fmt.Errorf("relay: MatchConfig.MinPlayers = %d: want 0 to Players, %d", cfg.MinPlayers, cfg.Players)
+	case cfg.SnapshotEvery < 0:
+		return nil, fmt.Errorf("relay: MatchConfig.SnapshotEvery = %d: negative", cfg.SnapshotEvery)
+	case cfg.MaxSnapshot < 0 || cfg.MaxSnapshot > wire.MaxSnapshot:
+		return nil, fmt.Errorf("relay: MatchConfig.MaxSnapshot = %d: want 0 (the default) to %d", cfg.MaxSnapshot, wire.MaxSnapshot)
+	}
+	if cfg.MaxSnapshot == 0 {
+		cfg.MaxSnapshot = DefaultMaxSnapshot
 	}
 	if cfg.MinPlayers == 0 {
 		cfg.MinPlayers = cfg.Players
@@ -100,6 +118,9 @@ func newMatch(r *Relay, name string, cfg MatchConfig) (*match, error) {
 	if cfg.SpectatorDelay >= cfg.History {
 		return nil, fmt.Errorf("relay: MatchConfig.SpectatorDelay = %d: want less than History, %d", cfg.SpectatorDelay, cfg.History)
 	}
+	if cfg.SnapshotEvery > cfg.History/2 {
+		return nil, fmt.Errorf("relay: MatchConfig.SnapshotEvery = %d: want at most half of History, %d: a player starts from the snapshot with the ticks since", cfg.SnapshotEvery, cfg.History)
+	}
 	size := cfg.Players * cfg.InputSize
 	return &match{r: r, name: name, cfg: cfg, auth: auth, created: r.now(), players: make([]*member, cfg.Players), size: size,
 		zeroRef: make([]byte, size), tickBuf: make([]byte, size), raw: make([]byte, 0, wire.MaxTicksPerInput*size)}, nil
@@ -115,7 +136,7 @@ func (mt *match) Update(*gameloop.Update) error {
 func (mt *match) Input(*gameloop.Input) error { return nil }
 
 // admit takes a player or spectator joining at k, or says why not (a wire.Refused reason).
-func (mt *match) admit(now time.Duration, k addrKey, addr net.Addr, slot int, nonce uint32, players, size, rate int, tokens bool) uint8 {
+func (mt *match) admit(now time.Duration, k addrKey, addr net.Addr, slot int, nonce uint32, players, size, rate int, flags uint8, tokens bool) uint8 {
 	mt.mu.Lock()
 	defer mt.mu.Unlock()
 	r := mt.r
@@ -178,7 +199,8 @@ func (mt *match) admit(now time.Duration, k addrKey, addr net.Addr, slot int, no
 			return wire.RefusedSlot
 		}
 		// The token's holder, at a new address: it takes the slot over (a phone that
-		// changed networks, a game restarted), and is sent the match from its start.
+		// changed networks, a game restarted), and is sent the match from the latest
+		// snapshot if it takes them, else from its start.
 		r.mu.Lock()
 		if r.addrs[p.key] == p {
 			delete(r.addrs, p.key)
@@ -186,15 +208,24 @@ func (mt *match) admit(now time.Duration, k addrKey, addr net.Addr, slot int, no
 		r.mu.Unlock()
 		r.m.rejoins.Add(1)
 		mt.auth.Heard(now, slot)
+		canSnap := flags&wire.JoinSnapshots != 0 && mt.snap != nil && mt.snap.tick+1 >= mt.auth.Oldest()
+		if mt.auth.Oldest() > 1 && !canSnap {
+			return wire.RefusedLate // neither the match's start nor a snapshot to start from
+		}
 		np := mt.newMember(now, k, addr, slot, nonce)
+		np.snapshots = flags&wire.JoinSnapshots != 0
+		mt.startSnapshot(np, now)
 		mt.players[slot] = np
 		mt.welcome(np)
 		return 0
 	}
-	if mt.auth.Started() {
+	started := mt.auth.Started()
+	if started {
 		// A late join, where the match takes them: into a slot nobody has had, while the
-		// match keeps its first tick (the joining player re-simulates from it).
-		if !mt.auth.Vacant().Has(slot) || mt.auth.Oldest() > 1 {
+		// match keeps its first tick (the joining player re-simulates from it) or the
+		// ticks since its snapshot, for a player that takes snapshots.
+		fromSnap := flags&wire.JoinSnapshots != 0 && mt.snap != nil && mt.snap.tick+1 >= mt.auth.Oldest()
+		if !mt.auth.Vacant().Has(slot) || mt.auth.Oldest() > 1 && !fromSnap {
 			return wire.RefusedLate
 		}
 		if _, err := mt.auth.Join(now, slot); err != nil {
@@ -203,6 +234,10 @@ func (mt *match) admit(now time.Duration, k addrKey, addr net.Addr, slot int, no
 		r.m.lateJoins.Add(1)
 	}
 	p := mt.newMember(now, k, addr, slot, nonce)
+	p.snapshots = flags&wire.JoinSnapshots != 0
+	if started {
+		mt.startSnapshot(p, now)
+	}
 	mt.players[slot] = p
 	mt.joined++
 	r.m.playersJoined.Add(1)
@@ -247,7 +282,7 @@ func (mt *match) forgetMember(mb *member) {
 func (mt *match) welcome(mb *member) {
 	m := &mt.out
 	*m = wire.Message{}
-	m.Kind, m.Nonce, m.Slot, m.Players, m.Tick = wire.KindWelcome, mb.nonce, mb.slot, mt.cfg.Players, int64(mt.auth.Confirmed())
+	m.Kind, m.Nonce, m.Slot, m.Players, m.Tick = wire.KindWelcome, mb.nonce, mb.slot, mt.cfg.Players, int64(mb.start)
 	mt.r.sendTo(m, mb.addr, mb.key.ap, mb)
 }
 
@@ -318,6 +353,7 @@ func (mt *match) receive(now time.Duration, mb *member, m *wire.Message, s *send
 		if spectator {
 			return
 		}
+		mt.snapSum(mb.slot, uint64(m.Tick), m.Sum)
 		if mt.rec != nil && !mt.rec.sum(uint64(m.Tick), m.Sum) {
 			r.m.desyncs.Add(1)
 		}
@@ -342,6 +378,14 @@ func (mt *match) receive(now time.Duration, mb *member, m *wire.Message, s *send
 		mb.dropped = true
 		mt.gone |= 1 << mb.slot
 		r.forget(mt, []addrKey{mb.key}, false)
+	case wire.KindSnapshot:
+		if spectator {
+			r.m.refuse(refusedKind)
+			return
+		}
+		mt.snapPiece(mb, m)
+	case wire.KindSnapshotAck:
+		mt.snapAcked(mb, m, now)
 	case wire.KindKeepAlive, wire.KindQualityReply, wire.KindInputAck:
 	default:
 		r.m.refuse(refusedKind)
@@ -457,6 +501,7 @@ func (mt *match) updateLocked(s *sender, now, due time.Duration) bool {
 			}
 		}
 	}
+	mt.snapRounds(s, now)
 	if mt.rec != nil {
 		mt.rec.write(mt, false)
 	}
@@ -653,8 +698,12 @@ func (mt *match) stats() MatchStats {
 	mt.mu.Lock()
 	defer mt.mu.Unlock()
 	st := mt.auth.Stats()
-	return MatchStats{Started: mt.auth.Started(), Confirmed: st.Confirmed, Joined: mt.joined,
+	ms := MatchStats{Started: mt.auth.Started(), Confirmed: st.Confirmed, Joined: mt.joined,
 		Dropped: mt.auth.Dropped().Len(), Spectators: len(mt.spectators), Replaced: st.Replaced}
+	if mt.snap != nil {
+		ms.Snapshot, ms.SnapshotBytes = mt.snap.tick, len(mt.snap.data)
+	}
+	return ms
 }
 
 // sender collects a match update's packets and sends them together: with one sendmmsg over a

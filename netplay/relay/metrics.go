@@ -18,11 +18,12 @@ const (
 	refusedSpectatorInput            // a spectator sending inputs
 	refusedOtherSlot                 // inputs for another slot, or of the wrong size
 	refusedKind                      // a kind a member does not send
+	refusedSnapshot                  // a snapshot's piece too large, or of another snapshot
 	refusedEnd
 )
 
 var refusedNames = [refusedEnd]string{"", "token", "expired", "no_match", "slot", "shape", "full", "late", "ended",
-	"rate", "malformed", "stranger", "session", "spectator_input", "other_slot", "kind"}
+	"rate", "malformed", "stranger", "session", "spectator_input", "other_slot", "kind", "snapshot"}
 
 // Why players are dropped.
 const (
@@ -49,16 +50,17 @@ var latencyBuckets = func() (b [54]time.Duration) {
 
 // metrics are a relay's counters, updated from any goroutine.
 type metrics struct {
-	packetsIn, packetsOut, bytesIn, bytesOut atomic.Uint64
-	readErrors, sendErrors                   atomic.Uint64
-	cookies, desyncs, recordErrors           atomic.Uint64
-	matchesStarted, matchesEnded             atomic.Uint64
-	playersJoined, spectatorsJoined, rejoins atomic.Uint64
-	lateJoins                                atomic.Uint64
-	ticks, replaced                          atomic.Uint64
-	refused                                  [refusedEnd]atomic.Uint64
-	drops                                    [dropEnd]atomic.Uint64
-	lateness, forward                        histogram
+	packetsIn, packetsOut, bytesIn, bytesOut   atomic.Uint64
+	readErrors, sendErrors                     atomic.Uint64
+	cookies, desyncs, recordErrors             atomic.Uint64
+	matchesStarted, matchesEnded               atomic.Uint64
+	playersJoined, spectatorsJoined, rejoins   atomic.Uint64
+	lateJoins                                  atomic.Uint64
+	snapshots, snapshotsFailed, snapshotStarts atomic.Uint64
+	ticks, replaced                            atomic.Uint64
+	refused                                    [refusedEnd]atomic.Uint64
+	drops                                      [dropEnd]atomic.Uint64
+	lateness, forward                          histogram
 }
 
 func (m *metrics) refuse(reason int) {
@@ -162,8 +164,8 @@ type Metrics struct {
 	// Refused counts what the relay refused, by reason: "token", "expired", "no_match",
 	// "slot", "shape", "full", "late", "ended" (joins), "rate" (over the packet rate),
 	// "malformed", "stranger" (not a join, from an address not admitted), "session" (of
-	// another session), "spectator_input", "other_slot" (inputs for another player's slot)
-	// and "kind".
+	// another session), "spectator_input", "other_slot" (inputs for another player's slot),
+	// "kind" and "snapshot" (a state snapshot too large, or pieces of another).
 	Refused map[string]uint64
 	// Dropped counts the players dropped, by reason: "timeout", "left", "owner", "behind"
 	// (fallen behind the ticks kept), and spectators dropped ("spectator").
@@ -174,6 +176,10 @@ type Metrics struct {
 	// joined a match already running (MatchConfig.MinPlayers), Rejoins the players that
 	// came back from a new address with their token, SpectatorsJoined the spectators.
 	PlayersJoined, LateJoins, Rejoins, SpectatorsJoined uint64
+	// Snapshots counts the state snapshots gathered and checked, SnapshotsFailed the
+	// rounds that gave none (no state in time, too large, contradicted), SnapshotStarts
+	// the players that started from one.
+	Snapshots, SnapshotsFailed, SnapshotStarts uint64
 	// Lateness is how late each match update that confirmed ticks at their deadline (an
 	// input missing until then, or MatchConfig.AtDeadline) sent them after it.
 	Lateness Lateness
@@ -205,6 +211,7 @@ func (r *Relay) Metrics() Metrics {
 	mt.Cookies = m.cookies.Load()
 	mt.PlayersJoined, mt.LateJoins = m.playersJoined.Load(), m.lateJoins.Load()
 	mt.Rejoins, mt.SpectatorsJoined = m.rejoins.Load(), m.spectatorsJoined.Load()
+	mt.Snapshots, mt.SnapshotsFailed, mt.SnapshotStarts = m.snapshots.Load(), m.snapshotsFailed.Load(), m.snapshotStarts.Load()
 	mt.Lateness = m.lateness.snapshot()
 	mt.Forward = m.forward.snapshot()
 	for i := 1; i < refusedEnd; i++ {
@@ -220,7 +227,8 @@ func (r *Relay) Metrics() Metrics {
 // relay_: relay_matches, relay_players, relay_spectators (now), relay_packets_in_total and
 // _out_total, relay_bytes_in_total and _out_total, relay_ticks_total,
 // relay_inputs_replaced_total, relay_players_joined_total, relay_late_joins_total,
-// relay_rejoins_total, relay_spectators_joined_total, relay_refused_total{reason},
+// relay_rejoins_total, relay_spectators_joined_total, relay_snapshots_total,
+// relay_snapshot_failures_total, relay_snapshot_starts_total, relay_refused_total{reason},
 // relay_dropped_total{reason}, relay_cookies_total, relay_matches_started_total,
 // relay_matches_ended_total, relay_send_errors_total, relay_desyncs_total,
 // relay_record_errors_total, relay_tick_lateness_seconds (a histogram of how late after a
@@ -255,6 +263,9 @@ func (r *Relay) WriteMetrics(w io.Writer) error {
 	counter("late_joins_total", "Players admitted to a match already running.", s.LateJoins)
 	counter("rejoins_total", "Players back from a new address with their token.", s.Rejoins)
 	counter("spectators_joined_total", "Spectators admitted.", s.SpectatorsJoined)
+	counter("snapshots_total", "State snapshots gathered and checked.", s.Snapshots)
+	counter("snapshot_failures_total", "Snapshot rounds that gave none: no state in time, too large, or contradicted.", s.SnapshotsFailed)
+	counter("snapshot_starts_total", "Players that started from a state snapshot.", s.SnapshotStarts)
 	counter("matches_started_total", "Matches created.", m.matchesStarted.Load())
 	counter("matches_ended_total", "Matches ended.", m.matchesEnded.Load())
 	counter("send_errors_total", "Packets the socket failed to send.", m.sendErrors.Load())

@@ -126,6 +126,22 @@ type MatchConfig struct {
 	History int
 	// SpectatorDelay is how many ticks behind the last confirmed one spectators are fed.
 	SpectatorDelay int
+	// SnapshotEvery is how many ticks apart the relay gathers a state snapshot of the match:
+	// it asks one player (in turn, among those whose sessions set netplay.Config.Snapshots)
+	// for its state after a tick and the others for their checksum of it, and keeps the
+	// state once its checksum is the one more players gave than gave another, one besides
+	// the sharer at least (a player alone in its match needs none). A player
+	// joining late or coming back from a new address, whose session takes snapshots, then
+	// starts from the latest instead of re-simulating from the first tick, and can join
+	// while the relay keeps the ticks since it, not only while it keeps the first: a match
+	// older than History takes late and returning players. 0 (the default) gathers none; at
+	// most half of History. A player whose round trip to the relay is over its prediction
+	// window cannot share (its saved state of the tick is gone when the tick is final).
+	SnapshotEvery int
+	// MaxSnapshot is the largest snapshot the match takes, in bytes: 0 means
+	// DefaultMaxSnapshot, 1 MiB; at most 64 MiB. A match holds two at most (the latest and
+	// the one being gathered).
+	MaxSnapshot int
 	// AtDeadline confirms each tick at its deadline only, even when every player's input for
 	// it is in before: every player then learns the others' inputs at the same time after
 	// the deadline, however fast its link, at the cost of the wait (up to two ticks, the
@@ -298,6 +314,10 @@ type MatchStats struct {
 	Joined, Dropped, Spectators int
 	// Replaced counts the inputs that did not arrive in time (a player and a tick each).
 	Replaced uint64
+	// Snapshot is the tick of the match's latest state snapshot (MatchConfig.SnapshotEvery),
+	// 0 for none yet; SnapshotBytes its size.
+	Snapshot      uint64
+	SnapshotBytes int
 }
 
 // MatchStats returns what match name has done.
@@ -603,7 +623,7 @@ func (r *Relay) join(now time.Duration, k addrKey, addr net.Addr) {
 			}
 		}
 	}
-	if reason := mt.admit(now, k, addr, slot, m.Nonce, m.Players, m.InputSize, m.TickRate, !r.Open()); reason != 0 {
+	if reason := mt.admit(now, k, addr, slot, m.Nonce, m.Players, m.InputSize, m.TickRate, m.JoinFlags, !r.Open()); reason != 0 {
 		r.refuse(k, addr, reason)
 	}
 }

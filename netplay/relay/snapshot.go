@@ -1,0 +1,245 @@
+package relay
+
+import (
+	"time"
+
+	"github.com/gameloop-go/gameloop/netplay/internal/wire"
+)
+
+// State snapshots (MatchConfig.SnapshotEvery): every so many ticks the relay asks one player
+// (in turn, among those whose sessions take snapshots) for its state after a tick, and the
+// others for their checksum of it; a state whose checksum more players gave than gave another
+// (one besides its sharer at least) becomes the match's snapshot, which a player joining late or coming back starts
+// from instead of the match's first tick.
+
+// Snapshot pace.
+const (
+	// DefaultMaxSnapshot is the largest state snapshot a match takes by default, in bytes.
+	DefaultMaxSnapshot = 1 << 20
+	// snapRoundTimeout is how long a round waits for its state and checksums.
+	snapRoundTimeout = 5 * time.Second
+	// snapWindow is how many pieces of a snapshot may be in flight to one member.
+	snapWindow = 64
+	// snapResend is the least time without an acknowledgement's progress before the
+	// pieces in flight are sent again.
+	snapResend = 100 * time.Millisecond
+)
+
+// snapshot is a match's checked state snapshot: the state after tick. It is never changed:
+// members downloading it hold it while a newer one replaces it.
+type snapshot struct {
+	tick, sum uint64
+	data      []byte
+}
+
+// snapRound is a snapshot being gathered: the sharer's pieces and the others' checksums.
+type snapRound struct {
+	open    bool
+	tick    uint64
+	sharer  int
+	started time.Duration
+	askedAt time.Duration
+	sum     uint64
+	data    []byte // nil until the first piece, which says the size
+	have    []bool // by piece
+	inRow   int64
+	sums    [wire.MaxPlayers]uint64
+	got     wire.HandleSet // the slots whose checksum of tick arrived
+}
+
+// snapDownload is a snapshot being sent to a member, which starts from it.
+type snapDownload struct {
+	snap        *snapshot
+	acked, next int64
+	progress    time.Duration
+}
+
+// active returns the slots with a player, not dropped.
+func (mt *match) active() wire.HandleSet {
+	return wire.HandleSet(1<<mt.cfg.Players-1) &^ mt.auth.Dropped() &^ mt.auth.Vacant()
+}
+
+// snapRounds runs the match's snapshot rounds as of now: opens one when due, asks again who has
+// not answered, gives up one too long, and sends the snapshots being downloaded.
+func (mt *match) snapRounds(s *sender, now time.Duration) {
+	if mt.cfg.SnapshotEvery == 0 || !mt.auth.Started() {
+		return
+	}
+	rd := &mt.round
+	active := mt.active()
+	switch {
+	case !rd.open && mt.auth.Confirmed() >= mt.nextSnap:
+		mt.openRound(now, active)
+	case rd.open && (now-rd.started > snapRoundTimeout || !active.Has(rd.sharer)):
+		mt.r.m.snapshotsFailed.Add(1)
+		mt.closeRound(uint64(mt.cfg.TickRate)) // another sharer in a second
+	}
+	if rd.open && now-rd.askedAt >= keepAlive {
+		rd.askedAt = now
+		for slot, p := range mt.players {
+			if p == nil || !active.Has(slot) || rd.got.Has(slot) || slot == rd.sharer && rd.data != nil {
+				continue
+			}
+			mt.out = wire.Message{}
+			mt.out.Kind, mt.out.Tick, mt.out.Slot = wire.KindSnapshotAsk, int64(rd.tick), rd.sharer
+			mt.queue(s, &mt.out, p, now)
+		}
+	}
+	for _, p := range mt.players {
+		if p != nil && p.down != nil && !p.dropped {
+			mt.sendSnapshot(s, p, now)
+		}
+	}
+}
+
+// openRound asks for the state after the next tick, of the next player in turn whose session
+// takes snapshots; with none, it tries again SnapshotEvery ticks on.
+func (mt *match) openRound(now time.Duration, active wire.HandleSet) {
+	rd := &mt.round
+	n := mt.cfg.Players
+	for i := range n {
+		slot := (mt.turn + i) % n
+		if p := mt.players[slot]; p != nil && active.Has(slot) && p.snapshots && p.down == nil {
+			*rd = snapRound{open: true, tick: mt.auth.Confirmed() + 1, sharer: slot, started: now}
+			mt.turn = slot + 1
+			return
+		}
+	}
+	mt.nextSnap = mt.auth.Confirmed() + uint64(mt.cfg.SnapshotEvery)
+}
+
+// closeRound ends the round and sets the next one after wait ticks.
+func (mt *match) closeRound(wait uint64) {
+	mt.round = snapRound{}
+	mt.nextSnap = mt.auth.Confirmed() + wait
+}
+
+// snapPiece takes a piece of the round's state from its sharer mb.
+func (mt *match) snapPiece(mb *member, m *wire.Message) {
+	rd := &mt.round
+	if sn := mt.snap; sn != nil && uint64(m.Tick) == sn.tick && (!rd.open || rd.tick != sn.tick) {
+		mt.ackPiece(mb, sn.tick, int64(len(sn.data))) // taken: its acknowledgement was lost
+		return
+	}
+	if !rd.open || mb.slot != rd.sharer || uint64(m.Tick) != rd.tick {
+		return
+	}
+	if rd.data == nil {
+		if m.Size > int64(mt.cfg.MaxSnapshot) {
+			mt.r.m.snapshotsFailed.Add(1)
+			mt.r.m.refuse(refusedSnapshot)
+			mt.closeRound(uint64(mt.cfg.TickRate))
+			return
+		}
+		rd.sum = m.Sum
+		rd.data = make([]byte, m.Size)
+		rd.have = make([]bool, (m.Size+wire.MaxSnapshotChunk-1)/wire.MaxSnapshotChunk)
+	}
+	if m.Size != int64(len(rd.data)) || m.Sum != rd.sum {
+		mt.r.m.refuse(refusedSnapshot)
+		return
+	}
+	if i := m.Offset / wire.MaxSnapshotChunk; !rd.have[i] {
+		rd.have[i] = true
+		copy(rd.data[m.Offset:], m.Inputs[:m.InputsLen])
+		for rd.inRow < int64(len(rd.data)) && rd.have[rd.inRow/wire.MaxSnapshotChunk] {
+			rd.inRow = min(rd.inRow+wire.MaxSnapshotChunk, int64(len(rd.data)))
+		}
+	}
+	mt.ackPiece(mb, rd.tick, rd.inRow)
+	mt.checkRound()
+}
+
+// ackPiece acknowledges to mb the bytes of the snapshot of tick received in a row.
+func (mt *match) ackPiece(mb *member, tick uint64, inRow int64) {
+	mt.out = wire.Message{}
+	mt.out.Kind, mt.out.Tick, mt.out.Offset = wire.KindSnapshotAck, int64(tick), inRow
+	mt.sendLocked(&mt.out, mb)
+}
+
+// snapSum takes player slot's checksum of tick, for the round asking for it.
+func (mt *match) snapSum(slot int, tick, sum uint64) {
+	rd := &mt.round
+	if !rd.open || tick != rd.tick || slot == rd.sharer || rd.got.Has(slot) {
+		return
+	}
+	rd.sums[slot] = sum
+	rd.got |= 1 << slot
+	mt.checkRound()
+}
+
+// checkRound makes the round's state the match's snapshot once it has all arrived and its
+// checksum is the one more players gave than gave another, the sharer's own and at least one
+// other's among them (a player alone in its match needs none): a player whose game went its own
+// way (or lies) cannot have its state taken, nor keep the others' from being. A round every
+// other player answered without that gives none.
+func (mt *match) checkRound() {
+	rd := &mt.round
+	if rd.data == nil || rd.inRow < int64(len(rd.data)) {
+		return
+	}
+	others := mt.active() &^ (1 << rd.sharer)
+	agree, disagree := 1, 0
+	for slot := range mt.cfg.Players {
+		switch {
+		case !rd.got.Has(slot):
+		case rd.sums[slot] == rd.sum:
+			agree++
+		default:
+			disagree++
+		}
+	}
+	switch {
+	case others == 0 || agree >= 2 && agree > disagree:
+		mt.snap = &snapshot{tick: rd.tick, sum: rd.sum, data: rd.data}
+		mt.r.m.snapshots.Add(1)
+		mt.closeRound(uint64(mt.cfg.SnapshotEvery))
+	case others&^rd.got == 0:
+		mt.r.m.snapshotsFailed.Add(1)
+		mt.closeRound(uint64(mt.cfg.SnapshotEvery))
+	}
+}
+
+// startSnapshot reports whether member mb, joining late or again with a session that takes
+// snapshots, starts from the match's snapshot, and if so sets it to.
+func (mt *match) startSnapshot(mb *member, now time.Duration) bool {
+	sn := mt.snap
+	if sn == nil || !mb.snapshots || sn.tick+1 < mt.auth.Oldest() {
+		return false
+	}
+	mb.start, mb.acked = sn.tick, sn.tick
+	mb.down = &snapDownload{snap: sn, progress: now}
+	mt.r.m.snapshotStarts.Add(1)
+	return true
+}
+
+// snapAcked takes member mb's acknowledgement of the snapshot it downloads.
+func (mt *match) snapAcked(mb *member, m *wire.Message, now time.Duration) {
+	d := mb.down
+	if d == nil || uint64(m.Tick) != d.snap.tick || m.Offset <= d.acked {
+		return
+	}
+	d.acked, d.progress = min(m.Offset, int64(len(d.snap.data))), now
+	d.next = max(d.next, d.acked)
+	if d.acked == int64(len(d.snap.data)) {
+		mb.down = nil
+	}
+}
+
+// sendSnapshot queues for mb the pieces of its snapshot past its acknowledgement, a window's
+// worth, again from the acknowledgement after snapResend without progress.
+func (mt *match) sendSnapshot(s *sender, mb *member, now time.Duration) {
+	d := mb.down
+	if now-d.progress >= snapResend {
+		d.next, d.progress = d.acked, now
+	}
+	size := int64(len(d.snap.data))
+	for d.next < size && d.next < d.acked+snapWindow*wire.MaxSnapshotChunk {
+		m := &mt.out
+		*m = wire.Message{}
+		m.Kind, m.Tick, m.Sum, m.Size, m.Offset = wire.KindSnapshot, int64(d.snap.tick), d.snap.sum, size, d.next
+		m.InputsLen = copy(m.Inputs[:], d.snap.data[d.next:min(size, d.next+wire.MaxSnapshotChunk)])
+		mt.queue(s, m, mb, now)
+		d.next += int64(m.InputsLen)
+	}
+}

@@ -1,0 +1,225 @@
+package relay
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/gameloop-go/gameloop/internal/relaytest"
+	"github.com/gameloop-go/gameloop/netplay"
+	"github.com/gameloop-go/gameloop/netsim"
+)
+
+// snapGame is relaytest.Game with its state encoded: the state, then filler bytes derived from
+// it (a state of some kilobytes, as a game's is, sent in many pieces). broken encodes a state
+// other than the one saved.
+type snapGame struct {
+	*relaytest.Game
+	saved  []uint64
+	filler int
+	broken bool
+	first  uint64 // the first tick it ran
+}
+
+func (g *snapGame) Step(tick uint64, in []netplay.PlayerInput[byte]) error {
+	if g.first == 0 {
+		g.first = tick
+	}
+	return g.Game.Step(tick, in)
+}
+
+func newSnapGame(slots, filler int) *snapGame {
+	return &snapGame{Game: relaytest.NewGame(slots), saved: make([]uint64, slots), filler: filler}
+}
+
+func (g *snapGame) Save(slot int) uint64 {
+	g.saved[slot] = g.Game.Save(slot)
+	return g.saved[slot]
+}
+
+func (g *snapGame) AppendSnapshot(dst []byte, slot int) []byte {
+	st := g.saved[slot]
+	if g.broken {
+		st++
+	}
+	dst = binary.LittleEndian.AppendUint64(dst, st)
+	for i := range g.filler {
+		dst = append(dst, byte(st>>(8*(i%8)))^byte(i))
+	}
+	return dst
+}
+
+func (g *snapGame) LoadSnapshot(data []byte) (uint64, error) {
+	if len(data) != 8+g.filler {
+		return 0, fmt.Errorf("a snapshot of %d bytes, want %d", len(data), 8+g.filler)
+	}
+	st := binary.LittleEndian.Uint64(data)
+	for i := range g.filler {
+		if data[8+i] != byte(st>>(8*(i%8)))^byte(i) {
+			return 0, fmt.Errorf("byte %d of the filler is wrong", 8+i)
+		}
+	}
+	g.State = st
+	return st, nil
+}
+
+// snapPlayer adds a player whose session takes snapshots, playing a snapGame.
+func (sr *simRelay) snapPlayer(name, match string, handle, n int, tok []byte) (*simPlayer, *snapGame) {
+	p := sr.player(name, match, handle, n, tok, func(c *netplay.Config[byte]) { c.Snapshots = true })
+	g := newSnapGame(p.s.Slots(), 5000)
+	p.g, p.game = g.Game, g
+	return p, g
+}
+
+// TestRelaySnapshotLateJoin: a match of 4 that started with 2, on lossy links, gathers a state
+// snapshot every 2 s (5,008 bytes: 12 pieces), each checked by the other player's checksum.
+// 20 s in, past the 10 s of ticks the relay keeps, a player whose session takes snapshots
+// joins: it downloads the latest, loads it (its checksum the sharer's) and plays on from there
+// in the same game as the others; a player whose session does not is refused as late.
+func TestRelaySnapshotLateJoin(t *testing.T) {
+	sr := newSimRelay(t, 31, &Options{OpenMatch: MatchConfig{MinPlayers: 2, History: 600, SnapshotEvery: 120}})
+	for _, n := range []string{"a", "b", "c", "d"} {
+		c := netsim.Conditions{Latency: 30 * time.Millisecond, Jitter: 5 * time.Millisecond, Loss: 0.03}
+		sr.net.SetConditions(n, "relay", c)
+		sr.net.SetConditions("relay", n, c)
+	}
+	a, _ := sr.snapPlayer("a", "m", 0, 4, nil)
+	b, _ := sr.snapPlayer("b", "m", 1, 4, nil)
+	sr.run(20 * time.Second)
+	st, err := sr.relay.MatchStats("m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Snapshot < st.Confirmed-240 || st.SnapshotBytes != 5008 {
+		t.Fatalf("at tick %d, the latest snapshot is of tick %d (%d bytes)", st.Confirmed, st.Snapshot, st.SnapshotBytes)
+	}
+	met := sr.relay.Metrics()
+	if met.Snapshots < 8 || met.SnapshotsFailed > 1 {
+		t.Fatalf("%d snapshots, %d rounds failed in 20 s", met.Snapshots, met.SnapshotsFailed)
+	}
+	if sa, sb := a.s.Stats(), b.s.Stats(); sa.SnapshotsShared+sb.SnapshotsShared < met.Snapshots || sa.SnapshotsShared == 0 || sb.SnapshotsShared == 0 {
+		t.Fatalf("shared: a %d, b %d; the relay took %d", sa.SnapshotsShared, sb.SnapshotsShared, met.Snapshots)
+	}
+
+	c, gc := sr.snapPlayer("c", "m", 2, 4, nil)
+	d := sr.player("d", "m", 3, 4, nil, nil) // no snapshots: the match's start is gone
+	sr.run(sr.now + 5*time.Second)
+	if !errors.Is(d.err, netplay.ErrRefused) {
+		t.Fatalf("a late player that takes no snapshot, 25 s in: %v, want refused", d.err)
+	}
+	if a.err != nil || b.err != nil || c.err != nil {
+		t.Fatalf("a: %v; b: %v; c: %v", a.err, b.err, c.err)
+	}
+	cs := c.s.Stats()
+	st, _ = sr.relay.MatchStats("m")
+	if cs.SnapshotsLoaded != 1 || sr.relay.Metrics().SnapshotStarts != 1 || cs.Confirmed+30 < st.Confirmed {
+		t.Fatalf("c: %+v; the relay at %d", cs, st.Confirmed)
+	}
+	if gc.first < 20*60-240 {
+		t.Errorf("c ran from tick %d: it starts from a snapshot at most 2 s old, 20 s in", gc.first)
+	}
+	var joinedAt uint64
+	for _, e := range a.s.Events(nil) {
+		if e.Kind == netplay.EventJoined && e.Handle == 2 {
+			joinedAt = e.Tick
+		}
+	}
+	n := 0
+	for t := range c.sums {
+		if _, ok := a.sums[t]; ok && t >= joinedAt {
+			n++
+		}
+	}
+	if joinedAt == 0 || n < 200 {
+		t.Fatalf("c joined at %d; %d of its checksums compared with a's", joinedAt, n)
+	}
+	sr.agree()
+}
+
+// TestRelaySnapshotRejoin: a player whose address changes 20 s into a match that keeps 10 s of
+// ticks comes back with its token from its new address and starts from the latest snapshot;
+// the other player notices nothing.
+func TestRelaySnapshotRejoin(t *testing.T) {
+	sr := newSimRelay(t, 32, &Options{Keys: map[byte][]byte{1: testKey}})
+	if err := sr.relay.CreateMatch("m", MatchConfig{Players: 2, InputSize: 1, TickRate: 60, History: 600, SnapshotEvery: 180}); err != nil {
+		t.Fatal(err)
+	}
+	later := time.Now().Add(time.Hour)
+	tokA := mustToken(t, testKey, "m", 0, later)
+	a, _ := sr.snapPlayer("a", "m", 0, 2, tokA)
+	b, _ := sr.snapPlayer("b", "m", 1, 2, mustToken(t, testKey, "m", 1, later))
+	sr.run(20 * time.Second)
+	a.frozen = 1 << 62
+	sr.run(sr.now + time.Second)
+	a2, _ := sr.snapPlayer("a2", "m", 0, 2, tokA)
+	sr.run(sr.now + 4*time.Second)
+	if a2.err != nil || b.err != nil {
+		t.Fatalf("a again: %v; b: %v", a2.err, b.err)
+	}
+	st, _ := sr.relay.MatchStats("m")
+	if s := a2.s.Stats(); s.SnapshotsLoaded != 1 || s.Confirmed+30 < st.Confirmed || st.Dropped != 0 {
+		t.Fatalf("a again: %+v; the relay at %d, %d dropped", s, st.Confirmed, st.Dropped)
+	}
+	if n := sr.agree(); n < 400 {
+		t.Errorf("%d checksums compared", n)
+	}
+	for _, e := range b.s.Events(nil) {
+		if e.Kind == netplay.EventDisconnected || e.Kind == netplay.EventDesync {
+			t.Errorf("b saw %v", e)
+		}
+	}
+}
+
+// TestRelaySnapshotChecked: a state that does not load as the one its sharer saved (a game whose
+// encoding is broken) ends the session that starts from it with ErrSnapshot; and a sharer
+// whose game went its own way (its checksums not the others') has its states thrown away by
+// the relay, the others' kept.
+func TestRelaySnapshotChecked(t *testing.T) {
+	sr := newSimRelay(t, 33, &Options{OpenMatch: MatchConfig{MinPlayers: 2, SnapshotEvery: 60}})
+	a, ga := sr.snapPlayer("a", "m", 0, 3, nil)
+	b := sr.player("b", "m", 1, 3, nil, nil) // takes no snapshots: a shares them all
+	ga.broken = true
+	sr.run(3 * time.Second)
+	// The relay checks a state's checksum, which is right, not its bytes: the player that
+	// starts from it finds them wrong.
+	c, _ := sr.snapPlayer("c", "m", 2, 3, nil)
+	sr.run(sr.now + 2*time.Second)
+	if m := sr.relay.Metrics(); m.Snapshots < 2 || m.SnapshotStarts != 1 {
+		t.Fatalf("%d snapshots, %d starts from one", m.Snapshots, m.SnapshotStarts)
+	}
+	if a.err != nil || b.err != nil {
+		t.Fatalf("a: %v; b: %v", a.err, b.err)
+	}
+	if !errors.Is(c.err, netplay.ErrSnapshot) {
+		t.Fatalf("c, from a broken state: %v, want ErrSnapshot", c.err)
+	}
+	t.Logf("c: %v", c.err)
+
+	// A sharer out of step with the others: its rounds fail, the others' succeed.
+	sr2 := newSimRelay(t, 34, &Options{OpenMatch: MatchConfig{SnapshotEvery: 60}})
+	x, _ := sr2.snapPlayer("x", "m", 0, 3, nil)
+	sr2.snapPlayer("y", "m", 1, 3, nil)
+	sr2.snapPlayer("z", "m", 2, 3, nil)
+	x.game = &offGame{snapGame: x.game.(*snapGame)}
+	sr2.run(10 * time.Second)
+	m := sr2.relay.Metrics()
+	if m.SnapshotsFailed < 2 || m.Snapshots < 4 {
+		t.Fatalf("%d snapshots, %d rounds failed, with one player out of step", m.Snapshots, m.SnapshotsFailed)
+	}
+	if st, _ := sr2.relay.MatchStats("m"); st.Snapshot == 0 {
+		t.Fatal("no snapshot")
+	}
+	_ = x
+}
+
+// offGame is a snapGame that goes its own way from tick 100: a desync.
+type offGame struct{ *snapGame }
+
+func (g *offGame) Step(tick uint64, in []netplay.PlayerInput[byte]) error {
+	if tick >= 100 {
+		g.State ^= 1
+	}
+	return g.snapGame.Step(tick, in)
+}

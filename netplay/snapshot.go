@@ -1,0 +1,242 @@
+package netplay
+
+// State snapshots through a relay (Config.Snapshots): a player the relay asks shares its state
+// after a confirmed tick, in pieces, and the others their checksum of it, which the relay
+// checks the state by; a player joining late, or coming back from a new address, is welcomed
+// with the tick of the latest such state, downloads it, loads it (a Restore request) and
+// plays on from there, its checksum checked against the sharer's.
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/gameloop-go/gameloop/netplay/internal/wire"
+)
+
+// ErrSnapshot: the state snapshot this session started from did not load as the player who
+// shared it saved it: the checksum the game gave on Restore, or on the Save after it, is not
+// the sharer's. The game's encoding (Snapshotter) does not give back the state it encoded.
+var ErrSnapshot = errors.New("netplay: the state snapshot loaded does not have the sharer's checksum")
+
+// Snapshot transfer pace.
+const (
+	// snapWindow is how many pieces of a snapshot may be in flight, unacknowledged.
+	snapWindow = 64
+	// snapResend is the least time without an acknowledgement's progress before the
+	// pieces in flight are sent again.
+	snapResend = 100 * time.Millisecond
+	// snapRate is the most pieces a second a player sends: half the packets a relay takes
+	// from an address by default (relay.DefaultPacketRate), 134 KB a second.
+	snapRate = 300
+)
+
+// snapUpload is a snapshot this player sends the relay.
+type snapUpload struct {
+	tick, sum   uint64
+	data        []byte
+	acked, next int64
+	progress    time.Duration // when acked last moved, or the upload began
+	credit      float64       // the pieces it may send now, at snapRate
+	sentAt      time.Duration // when credit was last counted
+}
+
+// snapDownload is the snapshot this player starts from.
+type snapDownload struct {
+	tick, sum uint64
+	data      []byte // nil until the first piece, which says the size
+	have      []bool // by piece
+	inRow     int64  // bytes received in a row from the start
+	ackDue    bool
+	restored  bool // the Restore request has been issued
+}
+
+// snapState is what a relayed session keeps of snapshots.
+type snapState struct {
+	// The relay's last ask: the tick, whether this player is to share its state (else its
+	// checksum), and whether that was done (or could not be).
+	askTick  uint64
+	askShare bool
+	askDone  bool
+	up       *snapUpload
+	down     *snapDownload
+	buf      []byte // the memory a Snapshot request's Data appends to
+}
+
+// snapAsk takes the relay's ask for the state after m.Tick.
+func (s *Session[I]) snapAsk(m *wire.Message) {
+	sn := &s.relay.snap
+	t := uint64(m.Tick)
+	switch {
+	case t != sn.askTick:
+		sn.askTick, sn.askShare, sn.askDone = t, m.Slot == s.relay.slot && s.cfg.Snapshots, false
+		if up := sn.up; up != nil && up.tick != t {
+			sn.buf, sn.up = up.data[:0], nil // the relay has moved on from it
+		}
+	case !sn.askShare:
+		sn.askDone = false // asked again: our checksum was lost
+	}
+}
+
+// snapAnswer answers the relay's ask once its tick is final here: a checksum report, or, for
+// the sharer, a Snapshot request prepended to the requests being built (called from
+// advanceRelay with s.reqs empty).
+func (s *Session[I]) snapAnswer(building bool) {
+	sn := &s.relay.snap
+	t := sn.askTick
+	if t == 0 || sn.askDone || s.finalDone < t || sn.askShare != building {
+		return
+	}
+	sn.askDone = true
+	if s.savedTick[t%ring] != t {
+		return // not run here (before the snapshot this session started from)
+	}
+	if !sn.askShare {
+		s.out = wire.Message{}
+		s.out.Kind, s.out.Tick, s.out.Sum = wire.KindChecksumReport, int64(t), s.sums[t%ring]
+		s.send(s.peers[0], &s.out)
+		return
+	}
+	if s.tick >= t+uint64(s.slots) || sn.up != nil {
+		return // its slot saved a later state since; or one is on its way: the relay asks again
+	}
+	s.reqs = append(s.reqs, Request[I]{Kind: Snapshot, Tick: t, Slot: int(t % uint64(s.slots)), Data: sn.buf[:0]})
+}
+
+// snapTaken takes the state a Snapshot request encoded and starts sending it.
+func (s *Session[I]) snapTaken(r *Request[I]) {
+	sn := &s.relay.snap
+	if len(r.Data) == 0 || len(r.Data) > wire.MaxSnapshot {
+		s.stats.SnapshotsFailed++
+		return
+	}
+	sn.up = &snapUpload{tick: r.Tick, sum: s.sums[r.Tick%ring], data: r.Data, progress: s.now, sentAt: s.now, credit: 1}
+	sn.buf = nil // the upload owns it
+}
+
+// snapAcked takes the relay's acknowledgement of the snapshot being sent.
+func (s *Session[I]) snapAcked(m *wire.Message) {
+	up := s.relay.snap.up
+	if up == nil || uint64(m.Tick) != up.tick || m.Offset <= up.acked {
+		return
+	}
+	up.acked, up.progress = min(m.Offset, int64(len(up.data))), s.now
+	up.next = max(up.next, up.acked)
+	if up.acked == int64(len(up.data)) {
+		s.relay.snap.buf = up.data[:0] // the memory of the next one
+		s.relay.snap.up = nil
+		s.stats.SnapshotsShared++
+	}
+}
+
+// snapPiece takes a piece of the snapshot this session starts from.
+func (s *Session[I]) snapPiece(m *wire.Message) {
+	d := s.relay.snap.down
+	if d == nil || d.restored || uint64(m.Tick) != d.tick {
+		return
+	}
+	if d.data == nil {
+		d.sum = m.Sum
+		d.data = make([]byte, m.Size)
+		d.have = make([]bool, (m.Size+wire.MaxSnapshotChunk-1)/wire.MaxSnapshotChunk)
+	}
+	if m.Size != int64(len(d.data)) || m.Sum != d.sum {
+		return // another snapshot's piece: not ours
+	}
+	i := m.Offset / wire.MaxSnapshotChunk
+	if !d.have[i] {
+		d.have[i] = true
+		copy(d.data[m.Offset:], m.Inputs[:m.InputsLen])
+		for d.inRow < int64(len(d.data)) && d.have[d.inRow/wire.MaxSnapshotChunk] {
+			d.inRow = min(d.inRow+wire.MaxSnapshotChunk, int64(len(d.data)))
+		}
+	}
+	d.ackDue = true
+}
+
+// snapTimers sends what snapshots need as of now: the pieces of the one being shared (up to
+// the window's worth past the relay's acknowledgement, at snapRate, again from it after
+// snapResend without progress), the acknowledgement of the one being received, and the
+// checksum the relay asked.
+func (s *Session[I]) snapTimers(pr *peer) {
+	sn := &s.relay.snap
+	s.snapAnswer(false)
+	if d := sn.down; d != nil && d.ackDue {
+		d.ackDue = false
+		s.out = wire.Message{}
+		s.out.Kind, s.out.Tick, s.out.Offset = wire.KindSnapshotAck, int64(d.tick), d.inRow
+		s.send(pr, &s.out)
+	}
+	up := sn.up
+	if up == nil {
+		return
+	}
+	if s.now-up.progress >= max(snapResend, pr.resendAfter()) {
+		up.next, up.progress = up.acked, s.now // lost in flight: from the acknowledgement again
+	}
+	up.credit = min(up.credit+(s.now-up.sentAt).Seconds()*snapRate, snapWindow)
+	up.sentAt = s.now
+	size := int64(len(up.data))
+	for ; up.credit >= 1 && up.next < size && up.next < up.acked+snapWindow*wire.MaxSnapshotChunk; up.credit-- {
+		m := &s.out
+		*m = wire.Message{}
+		m.Kind, m.Tick, m.Sum, m.Size, m.Offset = wire.KindSnapshot, int64(up.tick), up.sum, size, up.next
+		m.InputsLen = copy(m.Inputs[:], up.data[up.next:min(size, up.next+wire.MaxSnapshotChunk)])
+		s.send(pr, m)
+		up.next += int64(m.InputsLen)
+	}
+}
+
+// startFrom sets a joining session to start after tick t, whose state the relay sends next:
+// nothing at or before t runs here, and the game waits (ErrNotSynchronized) until the state
+// has arrived and is restored.
+func (s *Session[I]) startFrom(t uint64) {
+	rl := s.relay
+	rl.snap.down = &snapDownload{tick: t}
+	rl.confirmed = t
+	s.peers[0].recvd = t
+	s.tick, s.final, s.finalDone, s.floor = t, t, t, t
+	for _, q := range s.queues {
+		q.confirmed = t
+		if q.local {
+			q.confirmed = t + uint64(s.delay) // the ticks within the delay: the zero input
+			for k := t + 1; k <= q.confirmed; k++ {
+				clear(q.raw[(k%ring)*uint64(s.size):][:s.size])
+				q.in[k%ring] = s.decoded
+			}
+		}
+	}
+}
+
+// snapRestore issues, once the snapshot this session starts from has all arrived, the requests
+// that load it (a Restore, then a Save of its tick), and reports whether the session may run
+// on: false while the snapshot is still on its way.
+func (s *Session[I]) snapRestore() bool {
+	d := s.relay.snap.down
+	switch {
+	case d == nil || d.restored:
+		return true
+	case d.data == nil || d.inRow < int64(len(d.data)):
+		return false
+	}
+	d.restored = true
+	s.reqs = append(s.reqs, Request[I]{Kind: Restore, Tick: d.tick, Data: d.data},
+		Request[I]{Kind: Save, Tick: d.tick, Slot: int(d.tick % uint64(s.slots))})
+	return true
+}
+
+// restoreTaken checks the checksum the game gave on loading the snapshot (and on saving it
+// after) against the sharer's.
+func (s *Session[I]) restoreTaken(r *Request[I]) {
+	d := s.relay.snap.down
+	if d == nil || !d.restored || r.Tick != d.tick {
+		return
+	}
+	if r.Checksum != d.sum && s.endErr == nil {
+		s.endErr = fmt.Errorf("%w: tick %d's state loaded with checksum %#016x, shared with %#016x", ErrSnapshot, d.tick, r.Checksum, d.sum)
+	}
+	if r.Kind == Save {
+		s.relay.snap.down = nil // done: the memory goes
+		s.stats.SnapshotsLoaded++
+	}
+}
