@@ -18,7 +18,9 @@
 //
 // With Config.Relay set, a player's session (or a spectator's) plays through a relay (package
 // netplay/relay) instead of peer to peer: the relay decides each tick's inputs on its own clock
-// and sends every player everyone's; the players still predict and roll back. See
+// and sends every player everyone's; the players still predict and roll back. A game whose
+// state encodes (Snapshotter, Config.Snapshots) also shares it with a relay that keeps state
+// snapshots, and starts from one when it joins a match late or comes back to it. See
 // Config.Relay and docs/relay.md.
 //
 // # The model

@@ -596,7 +596,10 @@ func RelaySlot(ctx context.Context, conn net.PacketConn, relay net.Addr, match s
 // FindRelay is RelaySlot for a relay that is one of candidates, not known which: a member of
 // a room of netplay/rtc's lobby that a relay joined with the players, say. It asks each, and
 // returns the slot the first to answer gave, and its address (the session's Config.Relay).
-// The other candidates are sent a join they drop.
+// The other candidates are sent a join they drop. Its join offers to start from the match's
+// state snapshot, where the relay keeps one (Config.Snapshots): the session's own join says
+// whether it does, and a session that does not is refused if the match no longer keeps its
+// first tick.
 func FindRelay(ctx context.Context, conn net.PacketConn, candidates []net.Addr, match string, token []byte, players, inputSize, tickRate int) (slot int, relay net.Addr, err error) {
 	switch {
 	case conn == nil || len(candidates) == 0:
@@ -621,6 +624,7 @@ func FindRelay(ctx context.Context, conn net.PacketConn, candidates []net.Addr, 
 		out = wire.Message{}
 		out.Kind, out.Session, out.Nonce, out.Cookie = wire.KindJoin, nonce, nonce, cookies[i]
 		out.Slot, out.Players, out.InputSize, out.TickRate = wire.AnySlot, players, inputSize, tickRate
+		out.JoinFlags = wire.JoinSnapshots // offered: the session's own join settles it
 		out.SetMatch(match)
 		out.SetToken(token)
 		pkt, err := wire.Append(nil, &out)

@@ -81,7 +81,16 @@ func runNetwork(ctx context.Context, opts options, stdout, stderr io.Writer) err
 	if a.ends() {
 		a.final.Want = opts.ticks
 	}
-	rec, err := openRecording(opts.record, a.warn)
+	var rec *recording
+	var err error
+	if opts.relay != "" && opts.record == "" {
+		// Through a relay, no temporary recording: the relay's own (relay -record) settles
+		// a desync, and a session that records cannot start from the relay's state snapshot
+		// when it joins late or comes back.
+		rec = &recording{temp: true}
+	} else {
+		rec, err = openRecording(opts.record, a.warn)
+	}
 	if err != nil {
 		conn.Close()
 		return err
@@ -518,9 +527,11 @@ func (a *app) startSession(peer net.Addr) error {
 	case a.opts.relay != "":
 		cfg.Players[1-a.local].Addr = nil
 		cfg.Relay, cfg.Match, cfg.Token = peer, a.opts.match, a.opts.tokenBytes
+		cfg.Snapshots = true // the duel's state encodes: a relay with -snapshot-every takes it
 	case a.opts.lobbyRelay:
 		cfg.Players[1-a.local].Addr = nil
 		cfg.Relay, cfg.Match = peer, a.opts.room
+		cfg.Snapshots = true
 	}
 	s, err := netplay.NewSession(a.conn, cfg)
 	if err != nil {

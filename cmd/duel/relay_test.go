@@ -5,10 +5,14 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"io"
+	"net/http"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -97,4 +101,87 @@ func TestRelayPlayerStopped(t *testing.T) {
 	}
 	relay.cmd.Process.Signal(syscall.SIGTERM)
 	relay.wait(within)
+}
+
+// TestRelayRejoinFromSnapshot: the user's check of a phone that changed networks, long into a
+// match: a relay that keeps 5 s of ticks and gathers the duel's state every second, two players
+// with their tokens; 10 s in, one player's process is killed and started again (a new address)
+// with its token: it starts from the latest state snapshot, not the match's first tick (which
+// the relay no longer keeps), and both print the same checksum for a tick well after.
+func TestRelayRejoinFromSnapshot(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plays a game of 20 seconds")
+	}
+	const n = "1200"
+	within := 3*20*time.Second + time.Minute
+	dir := t.TempDir()
+	keys := filepath.Join(dir, "relay.keys")
+	if out, err := exec.Command(bins.relay, "-genkey", keys).CombinedOutput(); err != nil {
+		t.Fatalf("relay -genkey: %v\n%s", err, out)
+	}
+	token := func(slot string) string {
+		out, err := exec.Command(bins.relay, "-keys", keys, "-token", "-match", "long", "-slot", slot).Output()
+		if err != nil {
+			t.Fatalf("relay -token: %v", err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	tokA, tokB := token("0"), token("1")
+	relay := start(t, "relay", bins.relay, "-listen", "127.0.0.1:0", "-metrics", "127.0.0.1:0", "-keys", keys,
+		"-snapshot-every", "60", "-history", "300")
+	addr := relay.waitFor(relayRE, true, within)
+	api := "http://" + relay.waitFor(regexp.MustCompile(`metrics on http://(\S+)/metrics`), true, within)
+	a := start(t, "duel a", bins.duel, "-relay", addr, "-match", "long", "-token", tokA, "-headless", "-ticks", n, "-bot", "1")
+	a.waitFor(regexp.MustCompile(`(left) paddle is yours`), true, within)
+	b := start(t, "duel b", bins.duel, "-relay", addr, "-match", "long", "-token", tokB, "-headless", "-ticks", n, "-bot", "2")
+	// Until the relay no longer keeps the match's first tick, with a snapshot taken since.
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		var ms []struct {
+			Confirmed, Snapshot uint64
+		}
+		if err := getJSON(api+"/matches", &ms); err != nil {
+			t.Fatal(err)
+		}
+		if len(ms) == 1 && ms[0].Confirmed > 600 && ms[0].Snapshot > 300 {
+			break
+		}
+		if time.Now().After(deadline) {
+			outA, errA := a.output()
+			outB, errB := b.output()
+			_, errR := relay.output()
+			t.Fatalf("the match: %+v\na: %s\n%s\nb: %s\n%s\nrelay: %s", ms, outA, errA, outB, errB, errR)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	a.cmd.Process.Kill()
+	a.wait(within)
+	a2 := start(t, "duel a again", bins.duel, "-relay", addr, "-match", "long", "-token", tokA, "-headless", "-ticks", n, "-bot", "1")
+	sumA, lineA, errA := wantChecksum(t, a2, n, within)
+	sumB, lineB, _ := wantChecksum(t, b, n, within)
+	t.Logf("a again: %s; b: %s", lineA, lineB)
+	if sumA != sumB {
+		t.Fatalf("tick %s: %s and %s\n%s", n, sumA, sumB, errA)
+	}
+	resp, err := http.Get(api + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !regexp.MustCompile(`(?m)^relay_snapshot_starts_total 1$`).Match(metrics) || !regexp.MustCompile(`(?m)^relay_rejoins_total 1$`).Match(metrics) {
+		t.Fatalf("the relay's metrics:\n%s", metrics)
+	}
+	relay.cmd.Process.Signal(syscall.SIGTERM)
+	relay.wait(within)
+}
+
+// getJSON decodes the JSON at url into v.
+func getJSON(url string, v any) error {
+	resp, err := http.Get(url)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	return json.NewDecoder(resp.Body).Decode(v)
 }

@@ -25,6 +25,11 @@
 // into the slots still free (each re-simulates the match from its start, within the minute of
 // ticks the relay keeps); by default a match starts full and takes nobody late.
 //
+// With -snapshot-every TICKS each match gathers a state snapshot that often from its players
+// whose sessions take them (netplay.Config.Snapshots): a player joining late or coming back
+// starts from the latest, and can, even once the relay no longer keeps the match's first tick
+// (-history).
+//
 // With -record DIR each match's confirmed inputs are recorded to DIR/NAME-TIME.rec (package
 // replay's format, the same as a player's netplay.Config.Record, with the checksums players
 // reported): any match replays, and a desync report from a player names the match and the
@@ -86,6 +91,9 @@ type options struct {
 	spectatorDelay  int
 	atDeadline      bool
 	minPlayers      int
+	snapshotEvery   int
+	maxSnapshot     int
+	history         int
 	drain           time.Duration
 	agonesURL       string
 	roomsCounter    string
@@ -115,6 +123,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.agonesURL, "agones", "", "the `URL` of Agones' SDK server (http://HOST:PORT); by default AGONES_SDK_HTTP_PORT's on localhost, where Agones sets it, else none")
 	fs.StringVar(&o.roomsCounter, "rooms-counter", "rooms", "with Agones, the GameServer's counter of the matches running (empty for none)")
 	fs.IntVar(&o.minPlayers, "min-players", 0, "start a match once this many players have joined and take the others late, into the slots still free (0: start full, take nobody late)")
+	fs.IntVar(&o.snapshotEvery, "snapshot-every", 0, "gather a state snapshot of each match every this many ticks, for late and returning players to start from (0: none)")
+	fs.IntVar(&o.maxSnapshot, "max-snapshot", relay.DefaultMaxSnapshot, "the largest state snapshot a match takes, in bytes")
+	fs.IntVar(&o.history, "history", 0, "how many confirmed ticks each match keeps for players catching up and spectators (0: a minute's)")
 	fs.BoolVar(&o.atDeadline, "at-deadline", false, "confirm each tick at its deadline only, even when every input is in before (the same delay for every player)")
 	fs.StringVar(&o.genkey, "genkey", "", "add a new key to the key `FILE` (made if need be), under the next id, and exit")
 	fs.BoolVar(&o.token, "token", false, "print a token for -match and -slot, made with -keys' key -key-id, and exit")
@@ -168,6 +179,12 @@ func checkFlags(o options, args []string) error {
 		return fmt.Errorf("-spectator-delay: %d is negative", o.spectatorDelay)
 	case o.minPlayers < 0 || o.minPlayers > netplay.MaxPlayers:
 		return fmt.Errorf("-min-players: %d, want 0 to %d", o.minPlayers, netplay.MaxPlayers)
+	case o.snapshotEvery < 0:
+		return fmt.Errorf("-snapshot-every: %d is negative", o.snapshotEvery)
+	case o.maxSnapshot < 1 || o.maxSnapshot > relay.MaxSnapshot:
+		return fmt.Errorf("-max-snapshot: %d, want 1 to %d", o.maxSnapshot, relay.MaxSnapshot)
+	case o.history < 0:
+		return fmt.Errorf("-history: %d is negative", o.history)
 	case o.drain < 0:
 		return fmt.Errorf("-drain: %v is negative", o.drain)
 	}
@@ -286,7 +303,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	}
 	opts := &relay.Options{MaxMatches: o.maxMatches, MaxSpectators: o.maxSpectators, PacketRate: o.packetRate,
 		OpenMatch: relay.MatchConfig{Timeout: o.timeout, SpectatorDelay: o.spectatorDelay, AtDeadline: o.atDeadline,
-			MinPlayers: o.minPlayers}}
+			MinPlayers: o.minPlayers, SnapshotEvery: o.snapshotEvery, MaxSnapshot: o.maxSnapshot, History: o.history}}
 	if o.keys != "" {
 		if opts.Keys, err = readKeys(o.keys); err != nil {
 			return fmt.Errorf("-keys: %w", err)

@@ -226,3 +226,8 @@ var _ = []any{wrapPoor, pullEvents, ownTheFrame, runWindowed, recordSession, rep
 func createPartyMatch(r *relay.Relay) error {
 	return r.CreateMatch("party-7", relay.MatchConfig{Players: 4, MinPlayers: 2, InputSize: 2, TickRate: 60})
 }
+
+// docs/relay.md: a match that gathers a state snapshot every 10 s.
+func createLongMatch(r *relay.Relay) error {
+	return r.CreateMatch("long-7", relay.MatchConfig{Players: 2, InputSize: 1, TickRate: 60, SnapshotEvery: 600})
+}

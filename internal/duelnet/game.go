@@ -85,6 +85,23 @@ func (g *Game) Save(slot int) uint64 {
 // Load copies the state back from slot.
 func (g *Game) Load(slot int) { g.State = g.slots[slot].state }
 
+// AppendSnapshot appends the encoding of the state saved in slot (netplay.Snapshotter: a
+// relay's state snapshot).
+func (g *Game) AppendSnapshot(dst []byte, slot int) []byte {
+	b, _ := g.slots[slot].state.AppendBinary(dst) // a State always encodes
+	return b
+}
+
+// LoadSnapshot makes the state encoded in data the game's, and returns its checksum.
+func (g *Game) LoadSnapshot(data []byte) (uint64, error) {
+	var s duel.State
+	if err := s.UnmarshalBinary(data); err != nil {
+		return 0, err
+	}
+	g.State = s
+	return s.Checksum(), nil
+}
+
 // Resize makes the game hold n slots, as its session asks.
 func (g *Game) Resize(n int) {
 	if n != len(g.slots) {

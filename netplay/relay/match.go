@@ -97,8 +97,8 @@ func newMatch(r *Relay, name string, cfg MatchConfig) (*match, error) {
 		return nil, fmt.Errorf("relay: MatchConfig.MinPlayers = %d: want 0 to Players, %d", cfg.MinPlayers, cfg.Players)
 	case cfg.SnapshotEvery < 0:
 		return nil, fmt.Errorf("relay: MatchConfig.SnapshotEvery = %d: negative", cfg.SnapshotEvery)
-	case cfg.MaxSnapshot < 0 || cfg.MaxSnapshot > wire.MaxSnapshot:
-		return nil, fmt.Errorf("relay: MatchConfig.MaxSnapshot = %d: want 0 (the default) to %d", cfg.MaxSnapshot, wire.MaxSnapshot)
+	case cfg.MaxSnapshot < 0 || cfg.MaxSnapshot > MaxSnapshot:
+		return nil, fmt.Errorf("relay: MatchConfig.MaxSnapshot = %d: want 0 (the default) to %d", cfg.MaxSnapshot, MaxSnapshot)
 	}
 	if cfg.MaxSnapshot == 0 {
 		cfg.MaxSnapshot = DefaultMaxSnapshot
@@ -192,7 +192,12 @@ func (mt *match) admit(now time.Duration, k addrKey, addr net.Addr, slot int, no
 	if p := mt.players[slot]; p != nil {
 		switch {
 		case p.key == k:
-			p.nonce = nonce // its welcome was lost, or it asked for a slot before its session
+			// Its welcome was lost, or it asked for a slot before its session (RelaySlot,
+			// whose join offers to take a snapshot, which the session's own join settles).
+			if reason := mt.rejoined(p, flags&wire.JoinSnapshots != 0, now); reason != 0 {
+				return reason
+			}
+			p.nonce = nonce
 			mt.welcome(p)
 			return 0
 		case !tokens:
@@ -242,6 +247,29 @@ func (mt *match) admit(now time.Duration, k addrKey, addr net.Addr, slot int, no
 	mt.joined++
 	r.m.playersJoined.Add(1)
 	mt.welcome(p)
+	return 0
+}
+
+// rejoined settles, for player p joining again from its address, whether it starts from the
+// match's snapshot, as its join now says it can (snaps) or not: one that cannot, set to start
+// from a snapshot, starts from the match's first tick while the match keeps it, and is refused
+// as late if not.
+func (mt *match) rejoined(p *member, snaps bool, now time.Duration) uint8 {
+	switch {
+	case snaps == p.snapshots:
+	case snaps:
+		p.snapshots = true
+		if p.start == 0 && p.acked == 0 && mt.auth.Oldest() > 1 {
+			mt.startSnapshot(p, now)
+		}
+	case p.start > 0 && mt.auth.Oldest() > 1:
+		return wire.RefusedLate
+	default:
+		p.snapshots = false
+		if p.start > 0 {
+			p.start, p.acked, p.down = 0, 0, nil
+		}
+	}
 	return 0
 }
 

@@ -251,6 +251,12 @@ func New(conn net.PacketConn, pool *gameloop.Pool, opts *Options) (*Relay, error
 	r.udp, _ = conn.(*netplay.UDPConn)
 	r.strangers = bucketFull(o.StrangerRate, 0)
 	r.batches.New = func() any { return r.newSender() }
+	// The matches joins create: checked now, with a shape of their own.
+	probe := o.OpenMatch
+	probe.Players, probe.InputSize, probe.TickRate = wire.MaxPlayers, 1, 60
+	if _, err := newMatch(r, "", probe); err != nil {
+		return nil, fmt.Errorf("relay: New: Options.OpenMatch: %w", err)
+	}
 	return r, nil
 }
 

@@ -16,6 +16,8 @@ import (
 const (
 	// DefaultMaxSnapshot is the largest state snapshot a match takes by default, in bytes.
 	DefaultMaxSnapshot = 1 << 20
+	// MaxSnapshot is the largest MatchConfig.MaxSnapshot: 64 MiB, what the protocol carries.
+	MaxSnapshot = wire.MaxSnapshot
 	// snapRoundTimeout is how long a round waits for its state and checksums.
 	snapRoundTimeout = 5 * time.Second
 	// snapWindow is how many pieces of a snapshot may be in flight to one member.
