@@ -12,7 +12,8 @@ import (
 )
 
 // TestAgones: matchserver as an Agones game server, against Agones' own SDK server: Ready once
-// it serves; the rooms counter following its matches (a START moves it to 1); Allocated, it
+// it serves; the rooms counter following its matches (up with each of two STARTs, down when
+// one ENDs); Allocated, it
 // serves on; its SDK server killed and restarted, the new one is told the rooms again; and on
 // SIGTERM with -drain, a START is refused while the match running goes on and ends as its
 // client asks, before the server shuts down and the GameServer is Shutdown.
@@ -27,6 +28,19 @@ func TestAgones(t *testing.T) {
 	if line := readLine(t, in); !strings.HasPrefix(line, "STARTED ") {
 		t.Fatalf("START: %q", line)
 	}
+	sdk.WaitFor("Ready", "rooms", 1)
+	// A second match: 2 rooms; it ends: 1.
+	second, secondIn := dial(t, addr)
+	fmt.Fprintln(second, "START 8")
+	if line := readLine(t, secondIn); !strings.HasPrefix(line, "STARTED ") {
+		t.Fatalf("START: %q", line)
+	}
+	sdk.WaitFor("Ready", "rooms", 2)
+	fmt.Fprintln(second, "END")
+	if line := readLine(t, secondIn); !strings.HasPrefix(line, "ENDED ") {
+		t.Fatalf("END: %q", line)
+	}
+	second.Close()
 	sdk.WaitFor("Ready", "rooms", 1)
 	if err := sdk.Client.Allocate(context.Background()); err != nil {
 		t.Fatal(err)

@@ -16,7 +16,8 @@ import (
 )
 
 // TestAgones: the relay as an Agones game server, against Agones' own SDK server: Ready once
-// it serves, the rooms counter following its matches (up with a duel, down when it ends),
+// it serves, the rooms counter following its matches (up with each of two duels, down when
+// the first ends),
 // serving on once Allocated, playing on while the SDK server is killed and restarted (the
 // counter sent again to the new one), and on SIGTERM draining (the match running finishes,
 // not cut short) before it shuts down.
@@ -40,23 +41,36 @@ func TestAgones(t *testing.T) {
 	}
 	sdk.WaitFor("Ready", "rooms", 0)
 
-	// A duel: the rooms counter goes up.
-	stop := make(chan struct{})
-	errs := make([]error, 2)
-	var wg sync.WaitGroup
-	for h := range 2 {
-		conn, err := netplay.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-		if err != nil {
-			t.Fatal(err)
+	// Two duels: the rooms counter goes up to 2, and back to 1 when the first ends.
+	duel := func(match string, stop chan struct{}, errs []error, wg *sync.WaitGroup) {
+		for h := range 2 {
+			conn, err := netplay.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			players := make([]netplay.Player, 2)
+			players[h].Local = true
+			s, err := netplay.NewSession(net.PacketConn(conn), netplay.Config[byte]{Players: players, Codec: relaytest.ByteCodec{}, Relay: relayAddr, Match: match})
+			if err != nil {
+				t.Fatal(err)
+			}
+			wg.Add(1)
+			go func() { defer wg.Done(); errs[h] = play(s, h, stop) }()
 		}
-		players := make([]netplay.Player, 2)
-		players[h].Local = true
-		s, err := netplay.NewSession(net.PacketConn(conn), netplay.Config[byte]{Players: players, Codec: relaytest.ByteCodec{}, Relay: relayAddr, Match: "m"})
+	}
+	stop, stopFirst := make(chan struct{}), make(chan struct{})
+	errs, firstErrs := make([]error, 2), make([]error, 2)
+	var wg, firstWG sync.WaitGroup
+	duel("first", stopFirst, firstErrs, &firstWG)
+	sdk.WaitFor("Ready", "rooms", 1)
+	duel("m", stop, errs, &wg)
+	sdk.WaitFor("Ready", "rooms", 2)
+	close(stopFirst) // its players leave: the match ends
+	firstWG.Wait()
+	for h, err := range firstErrs {
 		if err != nil {
-			t.Fatal(err)
+			t.Errorf("the first duel's player %d: %v", h, err)
 		}
-		wg.Add(1)
-		go func() { defer wg.Done(); errs[h] = play(s, h, stop) }()
 	}
 	sdk.WaitFor("Ready", "rooms", 1)
 	if err := sdk.Client.Allocate(context.Background()); err != nil {
