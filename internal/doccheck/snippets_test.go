@@ -220,7 +220,8 @@ func wrapPoor(conn net.PacketConn) error {
 }
 
 // The fragments are compiled, not run.
-var _ = []any{wrapPoor, pullEvents, ownTheFrame, runWindowed, recordSession, replaySession, wireRecord, wireReplay, startTimed, (*game).Input, (*game).Update}
+var _ = []any{wrapPoor, pullEvents, ownTheFrame, runWindowed, recordSession, replaySession, wireRecord, wireReplay, startTimed, (*game).Input, (*game).Update,
+	createPartyMatch, createLongMatch}
 
 // docs/relay.md: a match of four that starts with two and takes the others late.
 func createPartyMatch(r *relay.Relay) error {
