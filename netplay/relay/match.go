@@ -381,7 +381,7 @@ func (mt *match) receive(now time.Duration, mb *member, m *wire.Message, s *send
 		if spectator {
 			return
 		}
-		mt.snapSum(mb.slot, uint64(m.Tick), m.Sum)
+		mt.snapSum(mb.slot, uint64(m.Tick), m.Sum, now)
 		if mt.rec != nil && !mt.rec.sum(uint64(m.Tick), m.Sum) {
 			r.m.desyncs.Add(1)
 		}
@@ -411,7 +411,7 @@ func (mt *match) receive(now time.Duration, mb *member, m *wire.Message, s *send
 			r.m.refuse(refusedKind)
 			return
 		}
-		mt.snapPiece(mb, m)
+		mt.snapPiece(mb, m, now)
 	case wire.KindSnapshotAck:
 		mt.snapAcked(mb, m, now)
 	case wire.KindKeepAlive, wire.KindQualityReply, wire.KindInputAck:

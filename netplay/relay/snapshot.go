@@ -18,7 +18,8 @@ const (
 	DefaultMaxSnapshot = 1 << 20
 	// MaxSnapshot is the largest MatchConfig.MaxSnapshot: 64 MiB, what the protocol carries.
 	MaxSnapshot = wire.MaxSnapshot
-	// snapRoundTimeout is how long a round waits for its state and checksums.
+	// snapRoundTimeout is how long a round waits for the next piece of its state, or a
+	// checksum, before it gives up.
 	snapRoundTimeout = 5 * time.Second
 	// snapWindow is how many pieces of a snapshot may be in flight to one member.
 	snapWindow = 64
@@ -36,17 +37,17 @@ type snapshot struct {
 
 // snapRound is a snapshot being gathered: the sharer's pieces and the others' checksums.
 type snapRound struct {
-	open    bool
-	tick    uint64
-	sharer  int
-	started time.Duration
-	askedAt time.Duration
-	sum     uint64
-	data    []byte // nil until the first piece, which says the size
-	have    []bool // by piece
-	inRow   int64
-	sums    [wire.MaxPlayers]uint64
-	got     wire.HandleSet // the slots whose checksum of tick arrived
+	open     bool
+	tick     uint64
+	sharer   int
+	progress time.Duration // when it opened, or last had a new piece or checksum
+	askedAt  time.Duration
+	sum      uint64
+	data     []byte // nil until the first piece, which says the size
+	have     []bool // by piece
+	inRow    int64
+	sums     [wire.MaxPlayers]uint64
+	got      wire.HandleSet // the slots whose checksum of tick arrived
 }
 
 // snapDownload is a snapshot being sent to a member, which starts from it.
@@ -72,7 +73,7 @@ func (mt *match) snapRounds(s *sender, now time.Duration) {
 	switch {
 	case !rd.open && mt.auth.Confirmed() >= mt.nextSnap:
 		mt.openRound(now, active)
-	case rd.open && (now-rd.started > snapRoundTimeout || !active.Has(rd.sharer)):
+	case rd.open && (now-rd.progress > snapRoundTimeout || !active.Has(rd.sharer)):
 		mt.r.m.snapshotsFailed.Add(1)
 		mt.closeRound(uint64(mt.cfg.TickRate)) // another sharer in a second
 	}
@@ -102,7 +103,7 @@ func (mt *match) openRound(now time.Duration, active wire.HandleSet) {
 	for i := range n {
 		slot := (mt.turn + i) % n
 		if p := mt.players[slot]; p != nil && active.Has(slot) && p.snapshots && p.down == nil {
-			*rd = snapRound{open: true, tick: mt.auth.Confirmed() + 1, sharer: slot, started: now}
+			*rd = snapRound{open: true, tick: mt.auth.Confirmed() + 1, sharer: slot, progress: now}
 			mt.turn = slot + 1
 			return
 		}
@@ -116,8 +117,8 @@ func (mt *match) closeRound(wait uint64) {
 	mt.nextSnap = mt.auth.Confirmed() + wait
 }
 
-// snapPiece takes a piece of the round's state from its sharer mb.
-func (mt *match) snapPiece(mb *member, m *wire.Message) {
+// snapPiece takes a piece of the round's state from its sharer mb, which arrived at now.
+func (mt *match) snapPiece(mb *member, m *wire.Message, now time.Duration) {
 	rd := &mt.round
 	if sn := mt.snap; sn != nil && uint64(m.Tick) == sn.tick && (!rd.open || rd.tick != sn.tick) {
 		mt.ackPiece(mb, sn.tick, int64(len(sn.data))) // taken: its acknowledgement was lost
@@ -143,6 +144,7 @@ func (mt *match) snapPiece(mb *member, m *wire.Message) {
 	}
 	if i := m.Offset / wire.MaxSnapshotChunk; !rd.have[i] {
 		rd.have[i] = true
+		rd.progress = now
 		copy(rd.data[m.Offset:], m.Inputs[:m.InputsLen])
 		for rd.inRow < int64(len(rd.data)) && rd.have[rd.inRow/wire.MaxSnapshotChunk] {
 			rd.inRow = min(rd.inRow+wire.MaxSnapshotChunk, int64(len(rd.data)))
@@ -159,14 +161,16 @@ func (mt *match) ackPiece(mb *member, tick uint64, inRow int64) {
 	mt.sendLocked(&mt.out, mb)
 }
 
-// snapSum takes player slot's checksum of tick, for the round asking for it.
-func (mt *match) snapSum(slot int, tick, sum uint64) {
+// snapSum takes player slot's checksum of tick, which arrived at now, for the round asking
+// for it.
+func (mt *match) snapSum(slot int, tick, sum uint64, now time.Duration) {
 	rd := &mt.round
 	if !rd.open || tick != rd.tick || slot == rd.sharer || rd.got.Has(slot) {
 		return
 	}
 	rd.sums[slot] = sum
 	rd.got |= 1 << slot
+	rd.progress = now
 	mt.checkRound()
 }
 

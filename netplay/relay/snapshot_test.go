@@ -9,6 +9,7 @@ import (
 
 	"github.com/gameloop-go/gameloop/internal/relaytest"
 	"github.com/gameloop-go/gameloop/netplay"
+	"github.com/gameloop-go/gameloop/netplay/internal/wire"
 	"github.com/gameloop-go/gameloop/netsim"
 )
 
@@ -222,4 +223,53 @@ func (g *offGame) Step(tick uint64, in []netplay.PlayerInput[byte]) error {
 		g.State ^= 1
 	}
 	return g.snapGame.Step(tick, in)
+}
+
+// TestRelaySnapshotSizes: how long a state snapshot of 5 KB, 100 KB and 1 MiB takes to gather
+// (from the match's start, when the relay asks for the first, to the state checked; within
+// 10 ms) and to start from (from a late player's join to
+// its first tick run past the snapshot's), on links of 30 ms each way that lose 1% of packets,
+// on simulated time. A player sends at most 300 pieces (134 KB) a second; the relay sends a
+// joining player 64 pieces a round trip or so.
+func TestRelaySnapshotSizes(t *testing.T) {
+	for _, size := range []int{5_000, 100_000, 1 << 20} {
+		sr := newSimRelay(t, 35, &Options{OpenMatch: MatchConfig{MinPlayers: 2, SnapshotEvery: 60, MaxSnapshot: 1<<20 + 16}})
+		for _, n := range []string{"a", "b", "c"} {
+			c := netsim.Conditions{Latency: 30 * time.Millisecond, Loss: 0.01}
+			sr.net.SetConditions(n, "relay", c)
+			sr.net.SetConditions("relay", n, c)
+		}
+		var games []*snapGame
+		for h, n := range []string{"a", "b"} {
+			_, g := sr.snapPlayer(n, "m", h, 3, nil)
+			g.filler = size - 8
+			games = append(games, g)
+		}
+		// The match asks for its first snapshot as it starts.
+		for st, _ := sr.relay.MatchStats("m"); !st.Started && sr.now < time.Minute; st, _ = sr.relay.MatchStats("m") {
+			sr.run(sr.now + 10*time.Millisecond)
+		}
+		started := sr.now
+		for sr.relay.Metrics().Snapshots == 0 && sr.now < time.Minute {
+			sr.run(sr.now + 10*time.Millisecond)
+		}
+		gather := sr.now - started
+		c, gc := sr.snapPlayer("c", "m", 2, 3, nil)
+		gc.filler = size - 8
+		joined := sr.now
+		for gc.first == 0 && c.err == nil && sr.now < joined+time.Minute {
+			sr.run(sr.now + 10*time.Millisecond)
+		}
+		start := sr.now - joined
+		t.Logf("a snapshot of %d bytes: gathered in %v, started from in %v", size, gather, start)
+		if c.err != nil || gc.first == 0 || c.s.Stats().SnapshotsLoaded != 1 {
+			t.Fatalf("%d bytes: c %v, first tick %d, %+v", size, c.err, gc.first, c.s.Stats())
+		}
+		// The pieces at 300 a second, a quarter more for the losses, and 2 s.
+		pieces := time.Duration((size + wire.MaxSnapshotChunk - 1) / wire.MaxSnapshotChunk)
+		if limit := pieces*time.Second/300*5/4 + 2*time.Second; gather > limit || start > limit {
+			t.Errorf("%d bytes: gathered in %v, started from in %v: over %v", size, gather, start, limit)
+		}
+		_ = games
+	}
 }
