@@ -34,8 +34,8 @@ func (cfg *Config[I]) check() error {
 	if locals == 0 && !cfg.spectate {
 		return bad("Players", n, "no player is local: use NewSpectator to watch a game")
 	}
-	if cfg.Snapshots && (cfg.Relay == nil || cfg.spectate) {
-		return bad("Snapshots", true, "a relayed match's players share snapshots, not peers nor spectators")
+	if cfg.Snapshots && cfg.Relay == nil {
+		return bad("Snapshots", true, "a relayed match's players and spectators take snapshots, not peers")
 	}
 	if cfg.SparseSaving && cfg.Record != nil {
 		return bad("SparseSaving", true, "cannot be used with Record: a recording holds every tick's checksum")

@@ -290,8 +290,9 @@ type Config[I comparable] struct {
 	// after a confirmed tick (a Snapshot request, at most once every few seconds), and,
 	// joining late or coming back from a new address, starts from the state another player
 	// shared (a Restore request, checked against the sharer's checksum) instead of
-	// re-simulating the match from its first tick. Through a relay only; a session with
-	// Record starts from the first tick all the same (its recording must replay).
+	// re-simulating the match from its first tick; so does a spectator (NewSpectator), which
+	// shares nothing. Through a relay only; a session with Record starts from the first tick
+	// all the same (its recording must replay).
 	Snapshots bool
 }
 

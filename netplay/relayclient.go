@@ -138,7 +138,7 @@ func (s *Session[I]) relayHandle(pr *peer, m *wire.Message) bool {
 			if m.Slot != rl.slot || m.Players != len(s.queues) {
 				return false
 			}
-			if m.Tick > 0 && (!s.cfg.Snapshots || s.cfg.Record != nil || s.spectating) {
+			if m.Tick > 0 && (!s.cfg.Snapshots || s.cfg.Record != nil) {
 				return false // a snapshot it did not ask for
 			}
 			pr.session, pr.state = m.Session, peerRunning
@@ -441,9 +441,7 @@ func (s *Session[I]) relayTimers() {
 	if s.now-pr.lastSent >= keepAliveInterval || s.now-pr.lastInput >= keepAliveInterval || pr.lastAckSent != pr.recvd {
 		s.relaySend(pr)
 	}
-	if !s.spectating {
-		s.snapTimers(pr)
-	}
+	s.snapTimers(pr)
 }
 
 // relaySend sends the relay this player's inputs it does not have yet (none from a

@@ -300,8 +300,20 @@ func (s *Session[I]) hostStatus(h int, st wire.PlayerStatus) {
 // advanceSpectator is Advance for a spectator: the next tick whose inputs have all arrived,
 // or several while it is behind.
 func (s *Session[I]) advanceSpectator() ([]Request[I], error) {
+	s.reqs = s.reqs[:0]
+	if s.relay != nil {
+		// Through a relay, a spectator may start from a state snapshot: it waits for it,
+		// then loads it.
+		if d := s.relay.snap.down; d != nil && !d.restored && (d.data == nil || d.inRow < int64(len(d.data))) {
+			return nil, ErrNotSynchronized
+		}
+		s.snapRestore()
+	}
 	limit := s.limit()
 	if limit <= s.tick {
+		if len(s.reqs) > 0 {
+			return s.reqs, nil // the snapshot loaded, and no tick yet
+		}
 		if s.hostErr != nil {
 			return nil, s.hostErr // every tick received has run
 		}
@@ -312,7 +324,6 @@ func (s *Session[I]) advanceSpectator() ([]Request[I], error) {
 	if limit-s.tick > spectatorMaxBehind {
 		ticks = spectatorCatchUp
 	}
-	s.reqs = s.reqs[:0]
 	if s.tick == 0 {
 		s.reqs = append(s.reqs, Request[I]{Kind: Save, Tick: 0, Slot: 0})
 	}

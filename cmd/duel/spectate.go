@@ -30,6 +30,7 @@ func (a *app) startSpectator(host net.Addr) error {
 	}
 	if a.opts.relay != "" {
 		cfg.Relay, cfg.Match, cfg.Token = host, a.opts.match, a.opts.tokenBytes
+		cfg.Snapshots = true // a match older than the relay keeps: from its latest state
 	}
 	s, err := netplay.NewSpectator(a.conn, host, 2, cfg)
 	if err != nil {

@@ -76,9 +76,10 @@ type match struct {
 	gone       wire.HandleSet // the slots whose drop has been handled
 	rec        *recording     // nil unless the relay records
 	created    time.Duration
-	// State snapshots (snapshot.go): the latest checked one, the round gathering the next,
+	// State snapshots (snapshot.go): those checked that a member may start from, the round
+	// gathering the next,
 	// the tick from which the next round may open, and whose turn it is to share.
-	snap     *snapshot
+	snaps    []*snapshot // oldest first
 	round    snapRound
 	nextSnap uint64
 	turn     int
@@ -157,10 +158,15 @@ func (mt *match) admit(now time.Duration, k addrKey, addr net.Addr, slot int, no
 		if len(mt.spectators) >= r.opts.MaxSpectators {
 			return wire.RefusedFull
 		}
-		if mt.auth.Oldest() > 1 {
-			return wire.RefusedLate // the start is no longer kept
+		snaps := flags&wire.JoinSnapshots != 0
+		if mt.auth.Oldest() > 1 && mt.startFrom(snaps, true) == nil {
+			return wire.RefusedLate // neither the start nor a snapshot to start from
 		}
 		sp := mt.newMember(now, k, addr, slot, nonce)
+		sp.snapshots = snaps
+		if mt.auth.Started() {
+			mt.startSnapshot(sp, now)
+		}
 		mt.spectators = append(mt.spectators, sp)
 		r.m.spectatorsJoined.Add(1)
 		mt.welcome(sp)
@@ -213,8 +219,7 @@ func (mt *match) admit(now time.Duration, k addrKey, addr net.Addr, slot int, no
 		r.mu.Unlock()
 		r.m.rejoins.Add(1)
 		mt.auth.Heard(now, slot)
-		canSnap := flags&wire.JoinSnapshots != 0 && mt.snap != nil && mt.snap.tick+1 >= mt.auth.Oldest()
-		if mt.auth.Oldest() > 1 && !canSnap {
+		if mt.auth.Oldest() > 1 && mt.startFrom(flags&wire.JoinSnapshots != 0, false) == nil {
 			return wire.RefusedLate // neither the match's start nor a snapshot to start from
 		}
 		np := mt.newMember(now, k, addr, slot, nonce)
@@ -229,7 +234,7 @@ func (mt *match) admit(now time.Duration, k addrKey, addr net.Addr, slot int, no
 		// A late join, where the match takes them: into a slot nobody has had, while the
 		// match keeps its first tick (the joining player re-simulates from it) or the
 		// ticks since its snapshot, for a player that takes snapshots.
-		fromSnap := flags&wire.JoinSnapshots != 0 && mt.snap != nil && mt.snap.tick+1 >= mt.auth.Oldest()
+		fromSnap := mt.startFrom(flags&wire.JoinSnapshots != 0, false) != nil
 		if !mt.auth.Vacant().Has(slot) || mt.auth.Oldest() > 1 && !fromSnap {
 			return wire.RefusedLate
 		}
@@ -728,8 +733,8 @@ func (mt *match) stats() MatchStats {
 	st := mt.auth.Stats()
 	ms := MatchStats{Started: mt.auth.Started(), Confirmed: st.Confirmed, Joined: mt.joined,
 		Dropped: mt.auth.Dropped().Len(), Spectators: len(mt.spectators), Replaced: st.Replaced}
-	if mt.snap != nil {
-		ms.Snapshot, ms.SnapshotBytes = mt.snap.tick, len(mt.snap.data)
+	if sn := mt.latest(); sn != nil {
+		ms.Snapshot, ms.SnapshotBytes = sn.tick, len(sn.data)
 	}
 	return ms
 }

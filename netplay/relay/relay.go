@@ -134,13 +134,15 @@ type MatchConfig struct {
 	// joining late or coming back from a new address, whose session takes snapshots, then
 	// starts from the latest instead of re-simulating from the first tick, and can join
 	// while the relay keeps the ticks since it, not only while it keeps the first: a match
-	// older than History takes late and returning players. 0 (the default) gathers none; at
+	// older than History takes late and returning players, and spectators (from one no newer
+	// than SpectatorDelay allows). 0 (the default) gathers none; at
 	// most half of History. A player whose round trip to the relay is over its prediction
 	// window cannot share (its saved state of the tick is gone when the tick is final).
 	SnapshotEvery int
 	// MaxSnapshot is the largest snapshot the match takes, in bytes: 0 means
-	// DefaultMaxSnapshot, 1 MiB; at most 64 MiB. A match holds two at most (the latest and
-	// the one being gathered).
+	// DefaultMaxSnapshot, 1 MiB; at most 64 MiB. A match holds the latest and the one being
+	// gathered, and with a SpectatorDelay those since the newest that spectators may start
+	// from (the delay over SnapshotEvery, and one more).
 	MaxSnapshot int
 	// AtDeadline confirms each tick at its deadline only, even when every player's input for
 	// it is in before: every player then learns the others' inputs at the same time after

@@ -93,6 +93,11 @@ func (mt *match) snapRounds(s *sender, now time.Duration) {
 			mt.sendSnapshot(s, p, now)
 		}
 	}
+	for _, sp := range mt.spectators {
+		if sp.down != nil {
+			mt.sendSnapshot(s, sp, now)
+		}
+	}
 }
 
 // openRound asks for the state after the next tick, of the next player in turn whose session
@@ -120,7 +125,7 @@ func (mt *match) closeRound(wait uint64) {
 // snapPiece takes a piece of the round's state from its sharer mb, which arrived at now.
 func (mt *match) snapPiece(mb *member, m *wire.Message, now time.Duration) {
 	rd := &mt.round
-	if sn := mt.snap; sn != nil && uint64(m.Tick) == sn.tick && (!rd.open || rd.tick != sn.tick) {
+	if sn := mt.latest(); sn != nil && uint64(m.Tick) == sn.tick && (!rd.open || rd.tick != sn.tick) {
 		mt.ackPiece(mb, sn.tick, int64(len(sn.data))) // taken: its acknowledgement was lost
 		return
 	}
@@ -197,7 +202,7 @@ func (mt *match) checkRound() {
 	}
 	switch {
 	case others == 0 || agree >= 2 && agree > disagree:
-		mt.snap = &snapshot{tick: rd.tick, sum: rd.sum, data: rd.data}
+		mt.keep(&snapshot{tick: rd.tick, sum: rd.sum, data: rd.data})
 		mt.r.m.snapshots.Add(1)
 		mt.closeRound(uint64(mt.cfg.SnapshotEvery))
 	case others&^rd.got == 0:
@@ -206,11 +211,57 @@ func (mt *match) checkRound() {
 	}
 }
 
-// startSnapshot reports whether member mb, joining late or again with a session that takes
-// snapshots, starts from the match's snapshot, and if so sets it to.
+// latest returns the match's latest snapshot, nil if none.
+func (mt *match) latest() *snapshot {
+	if len(mt.snaps) == 0 {
+		return nil
+	}
+	return mt.snaps[len(mt.snaps)-1]
+}
+
+// keep adds sn to the match's snapshots, and lets go of those no member can start from any
+// more: all but the latest that spectators, fed SpectatorDelay ticks behind, may start from
+// (and those after it), and those whose next tick the match no longer keeps.
+func (mt *match) keep(sn *snapshot) {
+	mt.snaps = append(mt.snaps, sn)
+	seen := mt.auth.Confirmed() - min(mt.auth.Confirmed(), uint64(mt.cfg.SpectatorDelay))
+	first := 0
+	for i, old := range mt.snaps {
+		if old.tick <= seen || old.tick+1 < mt.auth.Oldest() {
+			first = i
+		}
+	}
+	if mt.snaps[first].tick+1 < mt.auth.Oldest() {
+		first++
+	}
+	mt.snaps = append(mt.snaps[:0], mt.snaps[first:]...)
+	clear(mt.snaps[len(mt.snaps):cap(mt.snaps)])
+}
+
+// startFrom returns the snapshot a member joining now, a spectator or not, that takes
+// snapshots (snaps) can start from: the latest whose next tick the match keeps, no later, for
+// a spectator, than the ticks spectators are fed; nil if none.
+func (mt *match) startFrom(snaps, spectator bool) *snapshot {
+	if !snaps {
+		return nil
+	}
+	seen := mt.auth.Confirmed()
+	if spectator {
+		seen -= min(seen, uint64(mt.cfg.SpectatorDelay))
+	}
+	for i := len(mt.snaps) - 1; i >= 0; i-- {
+		if sn := mt.snaps[i]; sn.tick <= seen && sn.tick+1 >= mt.auth.Oldest() {
+			return sn
+		}
+	}
+	return nil
+}
+
+// startSnapshot sets member mb, joining late or again with a session that takes snapshots,
+// to start from the snapshot startFrom gives, and reports whether there was one.
 func (mt *match) startSnapshot(mb *member, now time.Duration) bool {
-	sn := mt.snap
-	if sn == nil || !mb.snapshots || sn.tick+1 < mt.auth.Oldest() {
+	sn := mt.startFrom(mb.snapshots, mb.slot == wire.SpectatorSlot)
+	if sn == nil {
 		return false
 	}
 	mb.start, mb.acked = sn.tick, sn.tick

@@ -273,3 +273,41 @@ func TestRelaySnapshotSizes(t *testing.T) {
 		_ = games
 	}
 }
+
+// TestRelaySnapshotSpectator: a spectator joining 20 s into a match that keeps 10 s of ticks,
+// with a broadcast delay of 3 s, starts from a state snapshot no newer than what spectators
+// are fed (the relay keeps the snapshots the delay needs), and from there runs the players'
+// game, checksum for checksum; a spectator whose session takes no snapshot is refused as late.
+func TestRelaySnapshotSpectator(t *testing.T) {
+	sr := newSimRelay(t, 36, &Options{OpenMatch: MatchConfig{History: 600, SnapshotEvery: 120, SpectatorDelay: 180}})
+	a, _ := sr.snapPlayer("a", "m", 0, 2, nil)
+	sr.snapPlayer("b", "m", 1, 2, nil)
+	sr.run(20 * time.Second)
+	watch := sr.player("watch", "m", -1, 2, nil, func(c *netplay.Config[byte]) { c.Snapshots = true })
+	gw := newSnapGame(watch.s.Slots(), 5000)
+	watch.g, watch.game = gw.Game, gw
+	plain := sr.player("plain", "m", -1, 2, nil, nil)
+	joined := sr.relay.matchConfirmed("m")
+	sr.run(sr.now + 5*time.Second)
+	if !errors.Is(plain.err, netplay.ErrRefused) {
+		t.Fatalf("a spectator that takes no snapshot, 20 s in: %v, want refused", plain.err)
+	}
+	if watch.err != nil || watch.s.Stats().SnapshotsLoaded != 1 {
+		t.Fatalf("the spectator: %v, %+v", watch.err, watch.s.Stats())
+	}
+	if gw.first > joined-180+1 || gw.first+600 < joined {
+		t.Fatalf("the spectator, joining at tick %d, ran from tick %d: want no later than the %d it may see", joined, gw.first, joined-180)
+	}
+	n := 0
+	for tick, sum := range watch.sums {
+		if theirs, ok := a.sums[tick]; ok {
+			n++
+			if theirs != sum {
+				t.Fatalf("tick %d: the spectator has %#x, a %#x", tick, sum, theirs)
+			}
+		}
+	}
+	if c := watch.s.Stats().Confirmed; n < 100 || c+180+30 < sr.relay.matchConfirmed("m") {
+		t.Fatalf("%d checksums compared; the spectator at %d, the relay at %d", n, c, sr.relay.matchConfirmed("m"))
+	}
+}
