@@ -539,7 +539,7 @@ func (s *Session[I]) relayTimeSync() int {
 // proved a prediction wrong (or replaced one of this player's own), then the next tick, or
 // several while this player is behind the relay's clock, or none while far ahead of it.
 func (s *Session[I]) advanceRelay() ([]Request[I], error) {
-	if d := s.relay.snap.down; d != nil && !d.restored && (d.data == nil || d.inRow < int64(len(d.data))) {
+	if d := s.relay.snap.down; d != nil && !d.ready() {
 		s.relaySend(s.peers[0])
 		return nil, ErrNotSynchronized // the state to start from is on its way
 	}

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/gameloop-go/gameloop/netplay/internal/pieces"
 	"github.com/gameloop-go/gameloop/netplay/internal/wire"
 )
 
@@ -33,23 +34,22 @@ const (
 
 // snapUpload is a snapshot this player sends the relay.
 type snapUpload struct {
-	tick, sum   uint64
-	data        []byte
-	acked, next int64
-	progress    time.Duration // when acked last moved, or the upload began
-	credit      float64       // the pieces it may send now, at snapRate
-	sentAt      time.Duration // when credit was last counted
+	tick, sum uint64
+	send      *pieces.Sender
+	credit    float64       // the pieces it may send now, at snapRate
+	sentAt    time.Duration // when credit was last counted
 }
 
 // snapDownload is the snapshot this player starts from.
 type snapDownload struct {
 	tick, sum uint64
-	data      []byte // nil until the first piece, which says the size
-	have      []bool // by piece
-	inRow     int64  // bytes received in a row from the start
+	asm       *pieces.Assembly // nil until the first piece, which says the size
 	ackDue    bool
 	restored  bool // the Restore request has been issued
 }
+
+// ready reports whether the snapshot has all arrived, or is restored already.
+func (d *snapDownload) ready() bool { return d.restored || d.asm != nil && d.asm.Done() }
 
 // snapState is what a relayed session keeps of snapshots.
 type snapState struct {
@@ -71,7 +71,7 @@ func (s *Session[I]) snapAsk(m *wire.Message) {
 	case t != sn.askTick:
 		sn.askTick, sn.askShare, sn.askDone = t, m.Slot == s.relay.slot && s.cfg.Snapshots, false
 		if up := sn.up; up != nil && up.tick != t {
-			sn.buf, sn.up = up.data[:0], nil // the relay has moved on from it
+			sn.buf, sn.up = up.send.Data[:0], nil // the relay has moved on from it
 		}
 	case !sn.askShare:
 		sn.askDone = false // asked again: our checksum was lost
@@ -110,20 +110,18 @@ func (s *Session[I]) snapTaken(r *Request[I]) {
 		s.stats.SnapshotsFailed++
 		return
 	}
-	sn.up = &snapUpload{tick: r.Tick, sum: s.sums[r.Tick%ring], data: r.Data, progress: s.now, sentAt: s.now, credit: 1}
+	sn.up = &snapUpload{tick: r.Tick, sum: s.sums[r.Tick%ring], send: pieces.NewSender(r.Data, s.now), sentAt: s.now, credit: 1}
 	sn.buf = nil // the upload owns it
 }
 
 // snapAcked takes the relay's acknowledgement of the snapshot being sent.
 func (s *Session[I]) snapAcked(m *wire.Message) {
 	up := s.relay.snap.up
-	if up == nil || uint64(m.Tick) != up.tick || m.Offset <= up.acked {
+	if up == nil || uint64(m.Tick) != up.tick {
 		return
 	}
-	up.acked, up.progress = min(m.Offset, int64(len(up.data))), s.now
-	up.next = max(up.next, up.acked)
-	if up.acked == int64(len(up.data)) {
-		s.relay.snap.buf = up.data[:0] // the memory of the next one
+	if up.send.Ack(m.Offset, s.now) {
+		s.relay.snap.buf = up.send.Data[:0] // the memory of the next one
 		s.relay.snap.up = nil
 		s.stats.SnapshotsShared++
 	}
@@ -135,22 +133,14 @@ func (s *Session[I]) snapPiece(m *wire.Message) {
 	if d == nil || d.restored || uint64(m.Tick) != d.tick {
 		return
 	}
-	if d.data == nil {
+	if d.asm == nil {
 		d.sum = m.Sum
-		d.data = make([]byte, m.Size)
-		d.have = make([]bool, (m.Size+wire.MaxSnapshotChunk-1)/wire.MaxSnapshotChunk)
+		d.asm = pieces.NewAssembly(m.Size)
 	}
-	if m.Size != int64(len(d.data)) || m.Sum != d.sum {
+	if m.Size != int64(len(d.asm.Data)) || m.Sum != d.sum {
 		return // another snapshot's piece: not ours
 	}
-	i := m.Offset / wire.MaxSnapshotChunk
-	if !d.have[i] {
-		d.have[i] = true
-		copy(d.data[m.Offset:], m.Inputs[:m.InputsLen])
-		for d.inRow < int64(len(d.data)) && d.have[d.inRow/wire.MaxSnapshotChunk] {
-			d.inRow = min(d.inRow+wire.MaxSnapshotChunk, int64(len(d.data)))
-		}
-	}
+	d.asm.Add(m.Offset, m.Inputs[:m.InputsLen])
 	d.ackDue = true
 }
 
@@ -161,29 +151,29 @@ func (s *Session[I]) snapPiece(m *wire.Message) {
 func (s *Session[I]) snapTimers(pr *peer) {
 	sn := &s.relay.snap
 	s.snapAnswer(false)
-	if d := sn.down; d != nil && d.ackDue {
+	if d := sn.down; d != nil && d.ackDue && d.asm != nil {
 		d.ackDue = false
 		s.out = wire.Message{}
-		s.out.Kind, s.out.Tick, s.out.Offset = wire.KindSnapshotAck, int64(d.tick), d.inRow
+		s.out.Kind, s.out.Tick, s.out.Offset = wire.KindSnapshotAck, int64(d.tick), d.asm.InRow
 		s.send(pr, &s.out)
 	}
 	up := sn.up
 	if up == nil {
 		return
 	}
-	if s.now-up.progress >= max(snapResend, pr.resendAfter()) {
-		up.next, up.progress = up.acked, s.now // lost in flight: from the acknowledgement again
-	}
 	up.credit = min(up.credit+(s.now-up.sentAt).Seconds()*snapRate, snapWindow)
 	up.sentAt = s.now
-	size := int64(len(up.data))
-	for ; up.credit >= 1 && up.next < size && up.next < up.acked+snapWindow*wire.MaxSnapshotChunk; up.credit-- {
+	resend := max(snapResend, pr.resendAfter())
+	for ; up.credit >= 1; up.credit-- {
+		offset, piece, ok := up.send.Piece(s.now, resend, snapWindow)
+		if !ok {
+			break
+		}
 		m := &s.out
 		*m = wire.Message{}
-		m.Kind, m.Tick, m.Sum, m.Size, m.Offset = wire.KindSnapshot, int64(up.tick), up.sum, size, up.next
-		m.InputsLen = copy(m.Inputs[:], up.data[up.next:min(size, up.next+wire.MaxSnapshotChunk)])
+		m.Kind, m.Tick, m.Sum, m.Size, m.Offset = wire.KindSnapshot, int64(up.tick), up.sum, int64(len(up.send.Data)), offset
+		m.InputsLen = copy(m.Inputs[:], piece)
 		s.send(pr, m)
-		up.next += int64(m.InputsLen)
 	}
 }
 
@@ -216,11 +206,11 @@ func (s *Session[I]) snapRestore() bool {
 	switch {
 	case d == nil || d.restored:
 		return true
-	case d.data == nil || d.inRow < int64(len(d.data)):
+	case !d.ready():
 		return false
 	}
 	d.restored = true
-	s.reqs = append(s.reqs, Request[I]{Kind: Restore, Tick: d.tick, Data: d.data},
+	s.reqs = append(s.reqs, Request[I]{Kind: Restore, Tick: d.tick, Data: d.asm.Data},
 		Request[I]{Kind: Save, Tick: d.tick, Slot: int(d.tick % uint64(s.slots))})
 	return true
 }

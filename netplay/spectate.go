@@ -304,7 +304,7 @@ func (s *Session[I]) advanceSpectator() ([]Request[I], error) {
 	if s.relay != nil {
 		// Through a relay, a spectator may start from a state snapshot: it waits for it,
 		// then loads it.
-		if d := s.relay.snap.down; d != nil && !d.restored && (d.data == nil || d.inRow < int64(len(d.data))) {
+		if d := s.relay.snap.down; d != nil && !d.ready() {
 			return nil, ErrNotSynchronized
 		}
 		s.snapRestore()

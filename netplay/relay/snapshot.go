@@ -3,6 +3,7 @@ package relay
 import (
 	"time"
 
+	"github.com/gameloop-go/gameloop/netplay/internal/pieces"
 	"github.com/gameloop-go/gameloop/netplay/internal/wire"
 )
 
@@ -43,18 +44,15 @@ type snapRound struct {
 	progress time.Duration // when it opened, or last had a new piece or checksum
 	askedAt  time.Duration
 	sum      uint64
-	data     []byte // nil until the first piece, which says the size
-	have     []bool // by piece
-	inRow    int64
+	asm      *pieces.Assembly // nil until the first piece, which says the size
 	sums     [wire.MaxPlayers]uint64
 	got      wire.HandleSet // the slots whose checksum of tick arrived
 }
 
 // snapDownload is a snapshot being sent to a member, which starts from it.
 type snapDownload struct {
-	snap        *snapshot
-	acked, next int64
-	progress    time.Duration
+	snap *snapshot
+	send *pieces.Sender
 }
 
 // active returns the slots with a player, not dropped.
@@ -80,7 +78,7 @@ func (mt *match) snapRounds(s *sender, now time.Duration) {
 	if rd.open && now-rd.askedAt >= keepAlive {
 		rd.askedAt = now
 		for slot, p := range mt.players {
-			if p == nil || !active.Has(slot) || rd.got.Has(slot) || slot == rd.sharer && rd.data != nil {
+			if p == nil || !active.Has(slot) || rd.got.Has(slot) || slot == rd.sharer && rd.asm != nil {
 				continue
 			}
 			mt.out = wire.Message{}
@@ -132,7 +130,7 @@ func (mt *match) snapPiece(mb *member, m *wire.Message, now time.Duration) {
 	if !rd.open || mb.slot != rd.sharer || uint64(m.Tick) != rd.tick {
 		return
 	}
-	if rd.data == nil {
+	if rd.asm == nil {
 		if m.Size > int64(mt.cfg.MaxSnapshot) {
 			mt.r.m.snapshotsFailed.Add(1)
 			mt.r.m.refuse(refusedSnapshot)
@@ -140,22 +138,16 @@ func (mt *match) snapPiece(mb *member, m *wire.Message, now time.Duration) {
 			return
 		}
 		rd.sum = m.Sum
-		rd.data = make([]byte, m.Size)
-		rd.have = make([]bool, (m.Size+wire.MaxSnapshotChunk-1)/wire.MaxSnapshotChunk)
+		rd.asm = pieces.NewAssembly(m.Size)
 	}
-	if m.Size != int64(len(rd.data)) || m.Sum != rd.sum {
+	if m.Size != int64(len(rd.asm.Data)) || m.Sum != rd.sum {
 		mt.r.m.refuse(refusedSnapshot)
 		return
 	}
-	if i := m.Offset / wire.MaxSnapshotChunk; !rd.have[i] {
-		rd.have[i] = true
+	if rd.asm.Add(m.Offset, m.Inputs[:m.InputsLen]) {
 		rd.progress = now
-		copy(rd.data[m.Offset:], m.Inputs[:m.InputsLen])
-		for rd.inRow < int64(len(rd.data)) && rd.have[rd.inRow/wire.MaxSnapshotChunk] {
-			rd.inRow = min(rd.inRow+wire.MaxSnapshotChunk, int64(len(rd.data)))
-		}
 	}
-	mt.ackPiece(mb, rd.tick, rd.inRow)
+	mt.ackPiece(mb, rd.tick, rd.asm.InRow)
 	mt.checkRound()
 }
 
@@ -186,7 +178,7 @@ func (mt *match) snapSum(slot int, tick, sum uint64, now time.Duration) {
 // other player answered without that gives none.
 func (mt *match) checkRound() {
 	rd := &mt.round
-	if rd.data == nil || rd.inRow < int64(len(rd.data)) {
+	if rd.asm == nil || !rd.asm.Done() {
 		return
 	}
 	others := mt.active() &^ (1 << rd.sharer)
@@ -202,7 +194,7 @@ func (mt *match) checkRound() {
 	}
 	switch {
 	case others == 0 || agree >= 2 && agree > disagree:
-		mt.keep(&snapshot{tick: rd.tick, sum: rd.sum, data: rd.data})
+		mt.keep(&snapshot{tick: rd.tick, sum: rd.sum, data: rd.asm.Data})
 		mt.r.m.snapshots.Add(1)
 		mt.closeRound(uint64(mt.cfg.SnapshotEvery))
 	case others&^rd.got == 0:
@@ -265,7 +257,7 @@ func (mt *match) startSnapshot(mb *member, now time.Duration) bool {
 		return false
 	}
 	mb.start, mb.acked = sn.tick, sn.tick
-	mb.down = &snapDownload{snap: sn, progress: now}
+	mb.down = &snapDownload{snap: sn, send: pieces.NewSender(sn.data, now)}
 	mt.r.m.snapshotStarts.Add(1)
 	return true
 }
@@ -273,12 +265,10 @@ func (mt *match) startSnapshot(mb *member, now time.Duration) bool {
 // snapAcked takes member mb's acknowledgement of the snapshot it downloads.
 func (mt *match) snapAcked(mb *member, m *wire.Message, now time.Duration) {
 	d := mb.down
-	if d == nil || uint64(m.Tick) != d.snap.tick || m.Offset <= d.acked {
+	if d == nil || uint64(m.Tick) != d.snap.tick {
 		return
 	}
-	d.acked, d.progress = min(m.Offset, int64(len(d.snap.data))), now
-	d.next = max(d.next, d.acked)
-	if d.acked == int64(len(d.snap.data)) {
+	if d.send.Ack(m.Offset, now) {
 		mb.down = nil
 	}
 }
@@ -287,16 +277,15 @@ func (mt *match) snapAcked(mb *member, m *wire.Message, now time.Duration) {
 // worth, again from the acknowledgement after snapResend without progress.
 func (mt *match) sendSnapshot(s *sender, mb *member, now time.Duration) {
 	d := mb.down
-	if now-d.progress >= snapResend {
-		d.next, d.progress = d.acked, now
-	}
-	size := int64(len(d.snap.data))
-	for d.next < size && d.next < d.acked+snapWindow*wire.MaxSnapshotChunk {
+	for {
+		offset, piece, ok := d.send.Piece(now, snapResend, snapWindow)
+		if !ok {
+			return
+		}
 		m := &mt.out
 		*m = wire.Message{}
-		m.Kind, m.Tick, m.Sum, m.Size, m.Offset = wire.KindSnapshot, int64(d.snap.tick), d.snap.sum, size, d.next
-		m.InputsLen = copy(m.Inputs[:], d.snap.data[d.next:min(size, d.next+wire.MaxSnapshotChunk)])
+		m.Kind, m.Tick, m.Sum, m.Size, m.Offset = wire.KindSnapshot, int64(d.snap.tick), d.snap.sum, int64(len(d.snap.data)), offset
+		m.InputsLen = copy(m.Inputs[:], piece)
 		mt.queue(s, m, mb, now)
-		d.next += int64(m.InputsLen)
 	}
 }
