@@ -53,8 +53,11 @@ func (g *Duel) Step(tick uint64, inputs []netplay.PlayerInput[Buttons]) error {
 
 func (g *Duel) Save(slot int) (checksum uint64) {
 	g.Slots[slot] = g.State
-	return g.Tick*31 + uint64(g.X[0])*1_000_003 + uint64(g.X[1])
+	return g.Sum()
 }
+
+// Sum is the state's checksum.
+func (s State) Sum() uint64 { return s.Tick*31 + uint64(s.X[0])*1_000_003 + uint64(s.X[1]) }
 
 func (g *Duel) Load(slot int) { g.State = g.Slots[slot] }
 
@@ -277,7 +280,7 @@ func (g *SharedDuel) LoadSnapshot(data []byte) (checksum uint64, err error) {
 		return 0, err
 	}
 	g.State = s
-	return g.Save(0), nil // Save's checksum of the state loaded
+	return s.Sum(), nil // what Save gives for the state loaded
 }
 
 // A game whose state encodes shares it through a relay with Config.Snapshots: Run carries out
