@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"net"
 	"testing"
 	"time"
 
@@ -310,4 +311,44 @@ func TestRelaySnapshotSpectator(t *testing.T) {
 	if c := watch.s.Stats().Confirmed; n < 100 || c+180+30 < sr.relay.matchConfirmed("m") {
 		t.Fatalf("%d checksums compared; the spectator at %d, the relay at %d", n, c, sr.relay.matchConfirmed("m"))
 	}
+}
+
+// TestRelaySnapshotLimits: states larger than the match's MaxSnapshot are refused (counted, the
+// round given up, none kept) and the game plays on; pieces from a spectator are refused, and
+// pieces of a state the relay did not ask for are ignored.
+func TestRelaySnapshotLimits(t *testing.T) {
+	sr := newSimRelay(t, 37, &Options{OpenMatch: MatchConfig{SnapshotEvery: 60, MaxSnapshot: 1000}})
+	a, _ := sr.snapPlayer("a", "m", 0, 2, nil)
+	sr.snapPlayer("b", "m", 1, 2, nil)
+	spec := sr.player("s", "m", -1, 2, nil, nil)
+	cap := &capture{Conn: spec.conn}
+	var err error
+	spec.s, err = netplay.NewSpectator(net.PacketConn(cap), nil, 2, netplay.Config[byte]{Codec: relaytest.ByteCodec{}, Relay: sr.conn.LocalAddr(), Match: "m", TickRate: 60})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.conn, spec.cap = nil, cap
+	sr.run(5 * time.Second)
+	m := sr.relay.Metrics()
+	st, _ := sr.relay.MatchStats("m")
+	if m.Snapshots != 0 || m.SnapshotsFailed < 3 || m.Refused["snapshot"] < 3 || st.Snapshot != 0 {
+		t.Fatalf("states of 5,008 bytes, MaxSnapshot 1,000: %d taken, %d rounds failed, %d refused; the match's %d", m.Snapshots, m.SnapshotsFailed, m.Refused["snapshot"], st.Snapshot)
+	}
+	if a.err != nil || a.s.Stats().Confirmed < 250 {
+		t.Fatalf("a: %v, %+v", a.err, a.s.Stats())
+	}
+	// A spectator's piece: refused.
+	in := cap.lastSent(t, wire.KindInput)
+	piece := wire.Message{Header: wire.Header{Kind: wire.KindSnapshot, Session: in.Session}, Tick: 5, Size: 3, InputsLen: 3}
+	pkt, err := wire.Append(nil, &piece)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := sr.relay.Metrics().Refused["kind"]
+	cap.Conn.WriteTo(pkt, sr.conn.LocalAddr())
+	sr.run(sr.now + 100*time.Millisecond)
+	if after := sr.relay.Metrics().Refused["kind"]; after != before+1 {
+		t.Errorf("a spectator's snapshot piece: refused{kind} %d, then %d", before, after)
+	}
+	sr.agree()
 }
