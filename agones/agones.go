@@ -65,6 +65,21 @@ func FromEnv() (*Client, bool, error) {
 	return c, true, err
 }
 
+// Locate returns the client of the SDK server at url (a command's -agones flag) if it is not
+// empty, else FromEnv's: nil, and no error, where neither names one (not on Agones). An error
+// names which was bad.
+func Locate(url string) (*Client, error) {
+	if url != "" {
+		c, err := New(url, nil)
+		if err != nil {
+			return nil, fmt.Errorf("-agones: %w", err)
+		}
+		return c, nil
+	}
+	c, _, err := FromEnv()
+	return c, err
+}
+
 // requestTimeout bounds each call but WatchGameServer.
 const requestTimeout = 10 * time.Second
 

@@ -3,6 +3,7 @@ package agones_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -96,5 +97,20 @@ func TestFromEnv(t *testing.T) {
 	}
 	if _, err := agones.New("localhost:9358", nil); err == nil {
 		t.Error("New without a scheme: no error")
+	}
+	// Locate: the flag's URL first, then the environment, else none.
+	t.Setenv(agones.EnvPort, "")
+	if c, err := agones.Locate(""); c != nil || err != nil {
+		t.Errorf("Locate with neither: %v, %v", c, err)
+	}
+	if c, err := agones.Locate("http://127.0.0.1:9357"); c == nil || err != nil {
+		t.Errorf("Locate of a URL: %v, %v", c, err)
+	}
+	if _, err := agones.Locate("127.0.0.1:9357"); err == nil || !strings.Contains(err.Error(), "-agones") {
+		t.Errorf("Locate of a bad URL: %v", err)
+	}
+	t.Setenv(agones.EnvPort, "x")
+	if _, err := agones.Locate(""); err == nil {
+		t.Error("Locate with a bad AGONES_SDK_HTTP_PORT: no error")
 	}
 }

@@ -199,12 +199,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	}
 	defer mln.Close()
 
-	var sdk *agones.Client
-	if o.agonesURL != "" {
-		if sdk, err = agones.New(o.agonesURL, nil); err != nil {
-			return fmt.Errorf("-agones: %w", err)
-		}
-	} else if sdk, _, err = agones.FromEnv(); err != nil {
+	sdk, err := agones.Locate(o.agonesURL)
+	if err != nil {
 		return err
 	}
 	// The matches run until the server's own context ends: on SIGTERM (ctx) it first drains.

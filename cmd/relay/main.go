@@ -360,7 +360,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	if metricsAddr != "" {
 		logger.Printf("metrics on http://%s/metrics, matches on http://%s/matches", metricsAddr, metricsAddr)
 	}
-	sdk, err := agonesClient(o.agonesURL)
+	sdk, err := agones.Locate(o.agonesURL)
 	if err != nil {
 		return err
 	}
@@ -412,20 +412,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	m := r.Metrics()
 	logger.Printf("shut down: %d packets in, %d out, %d ticks confirmed, %d inputs replaced", m.PacketsIn, m.PacketsOut, m.Ticks, m.Replaced)
 	return err
-}
-
-// agonesClient returns the client of Agones' SDK server that -agones or AGONES_SDK_HTTP_PORT
-// names, or nil where neither does.
-func agonesClient(flagURL string) (*agones.Client, error) {
-	if flagURL != "" {
-		c, err := agones.New(flagURL, nil)
-		if err != nil {
-			return nil, fmt.Errorf("-agones: %w", err)
-		}
-		return c, nil
-	}
-	c, _, err := agones.FromEnv()
-	return c, err
 }
 
 // fileName returns name made safe for a file name: letters, digits, '-', '_' and '.' kept, the
