@@ -83,6 +83,7 @@ type match struct {
 	round    snapRound
 	nextSnap uint64
 	turn     int
+	specTurn int // the spectator whose snapshot goes first in the next update
 }
 
 // newMatch returns a match of cfg, checked.

@@ -24,6 +24,10 @@ const (
 	snapRoundTimeout = 5 * time.Second
 	// snapWindow is how many pieces of a snapshot may be in flight to one member.
 	snapWindow = 64
+	// snapBudget is the most pieces a match sends its members in one update, players first,
+	// then spectators in turn: 57 KB a tick, 3.4 MB a second at 60 Hz, however many start
+	// from a snapshot at once.
+	snapBudget = 128
 	// snapResend is the least time without an acknowledgement's progress before the
 	// pieces in flight are sent again.
 	snapResend = 100 * time.Millisecond
@@ -86,14 +90,20 @@ func (mt *match) snapRounds(s *sender, now time.Duration) {
 			mt.queue(s, &mt.out, p, now)
 		}
 	}
+	budget := snapBudget
 	for _, p := range mt.players {
 		if p != nil && p.down != nil && !p.dropped {
-			mt.sendSnapshot(s, p, now)
+			budget -= mt.sendSnapshot(s, p, now, budget)
 		}
 	}
-	for _, sp := range mt.spectators {
-		if sp.down != nil {
-			mt.sendSnapshot(s, sp, now)
+	n := len(mt.spectators)
+	for i := range n {
+		if budget == 0 {
+			mt.specTurn = (mt.specTurn + i) % n // the next update starts there
+			return
+		}
+		if sp := mt.spectators[(mt.specTurn+i)%n]; sp.down != nil {
+			budget -= mt.sendSnapshot(s, sp, now, budget)
 		}
 	}
 }
@@ -274,13 +284,17 @@ func (mt *match) snapAcked(mb *member, m *wire.Message, now time.Duration) {
 }
 
 // sendSnapshot queues for mb the pieces of its snapshot past its acknowledgement, a window's
-// worth, again from the acknowledgement after snapResend without progress.
-func (mt *match) sendSnapshot(s *sender, mb *member, now time.Duration) {
+// worth (again from the acknowledgement after snapResend without progress), budget at the
+// most, and returns how many.
+func (mt *match) sendSnapshot(s *sender, mb *member, now time.Duration, budget int) int {
 	d := mb.down
-	for {
+	for sent := 0; ; sent++ {
+		if sent == budget {
+			return sent
+		}
 		offset, piece, ok := d.send.Piece(now, snapResend, snapWindow)
 		if !ok {
-			return
+			return sent
 		}
 		m := &mt.out
 		*m = wire.Message{}

@@ -352,3 +352,47 @@ func TestRelaySnapshotLimits(t *testing.T) {
 	}
 	sr.agree()
 }
+
+// TestRelaySnapshotCrowd: 300 spectators join at once, past the ticks the relay keeps, each to
+// start from a state snapshot of 50 KB (112 pieces): the relay sends the pieces at most
+// snapBudget an update, in turn, so that its packets in a tick's time stay within what the
+// match's ticks and the joins cost plus that budget (a window of 64 pieces to each at once would
+// be 19,200), and every spectator starts.
+func TestRelaySnapshotCrowd(t *testing.T) {
+	sr := newSimRelay(t, 38, &Options{OpenMatch: MatchConfig{History: 600, SnapshotEvery: 120}})
+	for h, n := range []string{"a", "b"} {
+		_, g := sr.snapPlayer(n, "m", h, 2, nil)
+		g.filler = 50_000
+	}
+	sr.run(20 * time.Second)
+	var crowd []*simPlayer
+	for i := range 300 {
+		sp := sr.player(fmt.Sprintf("s%d", i), "m", -1, 2, nil, func(c *netplay.Config[byte]) { c.Snapshots = true })
+		g := newSnapGame(sp.s.Slots(), 50_000)
+		sp.g, sp.game = g.Game, g
+		crowd = append(crowd, sp)
+	}
+	most, last := uint64(0), sr.relay.Metrics().PacketsOut
+	period := time.Second / 60
+	for end := sr.now + 10*time.Second; sr.now < end; {
+		sr.run(sr.now + period)
+		out := sr.relay.Metrics().PacketsOut
+		most, last = max(most, out-last), out
+	}
+	started := 0
+	for _, sp := range crowd {
+		if sp.err == nil && sp.s.Stats().SnapshotsLoaded == 1 {
+			started++
+		}
+	}
+	t.Logf("%d of 300 spectators started from a snapshot; at most %d packets out in a tick's time", started, most)
+	if started != 300 {
+		t.Fatalf("%d of 300 spectators started", started)
+	}
+	// A tick's time: confirmed ticks to the 302 members as the players' inputs complete them
+	// (twice here at most) and at the deadline, a cookie and a welcome for each join, and the
+	// pieces' budget, 128.
+	if limit := uint64(3*302 + 2*300 + 128); most > limit {
+		t.Errorf("%d packets out in a tick's time, over %d", most, limit)
+	}
+}
