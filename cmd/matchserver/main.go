@@ -363,7 +363,9 @@ type match struct {
 	arena *arena
 	rec   *replay.Recorder
 	file  *os.File
-	// queued counts the inputs pushed and not yet delivered, against -max-input.
+	// queued counts the inputs pushed and not yet followed by a tick, against -max-input:
+	// an input handed to the game in a pass that runs no update (the match's first pass, or
+	// one run early) still waits for the next tick, so it counts until that tick runs.
 	queued atomic.Int64
 }
 
@@ -568,10 +570,13 @@ type timedGame struct {
 	match   *gameloop.Match
 	metrics *metrics
 	queued  *atomic.Int64
+	// delivered counts the inputs handed to the game since its last update; only the
+	// match's pass touches it.
+	delivered int64
 }
 
 func (g *timedGame) Input(in *gameloop.Input) error {
-	g.queued.Add(-1)
+	g.delivered++
 	if g.input == nil {
 		return nil
 	}
@@ -581,6 +586,10 @@ func (g *timedGame) Input(in *gameloop.Input) error {
 func (g *timedGame) Update(u *gameloop.Update) error {
 	g.metrics.lateness.Observe((g.clock.Now() - g.match.Due()).Seconds())
 	g.metrics.ticks.Inc()
+	if g.delivered > 0 {
+		g.queued.Add(-g.delivered)
+		g.delivered = 0
+	}
 	return g.game.Update(u)
 }
 

@@ -13,9 +13,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/gameloop-go/gameloop"
 	"github.com/gameloop-go/gameloop/replay"
 )
 
@@ -454,6 +456,41 @@ func TestMaxInput(t *testing.T) {
 	}
 	if v := metricValue(t, metricsAddr, `matchserver_refused_total{reason="input"}`); v != float64(refusals) {
 		t.Errorf(`matchserver_refused_total{reason="input"} = %v, the client was refused %d times`, v, refusals)
+	}
+}
+
+// TestInputCountsUntilTick: an input handed to the game in a pass that runs no update (a
+// match's first pass runs at its start, one step before its first tick; a late first pass
+// can find inputs already pushed) still waits for the next tick, and counts against
+// -max-input until that tick runs. Counted off at delivery instead, a client could get
+// twice the limit before one tick, which the recording shows.
+func TestInputCountsUntilTick(t *testing.T) {
+	clock := gameloop.NewSharedClock(nil)
+	defer clock.Close()
+	pool := gameloop.NewPool(clock, nil)
+	defer pool.Close()
+	arena := newArena(1)
+	var queued atomic.Int64
+	timed := &timedGame{game: arena, input: arena, clock: clock, metrics: newMetrics(pool), queued: &queued}
+	m, err := pool.NewMatch(context.Background(), timed, gameloop.Config{TickRate: 60})
+	if err != nil {
+		t.Fatal(err)
+	}
+	timed.match = m
+	queued.Store(3)
+	for range 3 {
+		if err := timed.Input(&gameloop.Input{Kind: gameloop.KeyPress, Key: gameloop.KeyUp}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := queued.Load(); got != 3 {
+		t.Fatalf("%d inputs counted after they went to the game with no tick since, want 3", got)
+	}
+	if err := timed.Update(&gameloop.Update{Tick: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if got := queued.Load(); got != 0 {
+		t.Fatalf("%d inputs counted after the tick that takes them, want 0", got)
 	}
 }
 
