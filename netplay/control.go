@@ -15,16 +15,25 @@ import (
 // the last one scheduled with no gap. A shorter delay finds its ticks already scheduled: the
 // local inputs added until the game catches up with them (as many ticks as the delay shrank)
 // are dropped, and the ticks keep the inputs scheduled before. Either way the peers see a
-// player's inputs as they were scheduled: a change of delay needs no agreement.
+// player's inputs as they were scheduled: a change of delay needs no agreement. In lockstep
+// through a relay, delay is the least the session takes: it keeps its own at least the round
+// trip to the relay (see Config.Lockstep).
 func (s *Session[I]) SetInputDelay(delay int) error {
 	if delay < 0 || delay > MaxInputDelay {
 		return fmt.Errorf("netplay: SetInputDelay(%d): the delay must be 0 to %d", delay, MaxInputDelay)
 	}
 	s.delay = delay
+	if s.relay != nil && s.cfg.Lockstep {
+		s.relay.minDelay = delay
+		if s.relay.heardTick {
+			s.relayLockstepDelay()
+		}
+	}
 	return nil
 }
 
-// InputDelay returns the input delay now.
+// InputDelay returns the input delay now: in lockstep through a relay, the one the session
+// chose (see Config.Lockstep).
 func (s *Session[I]) InputDelay() int { return s.delay }
 
 // DisconnectPlayer disconnects remote player handle by hand (GGRS's disconnect_player), with

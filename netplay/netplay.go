@@ -199,7 +199,12 @@ type Config[I comparable] struct {
 	PredictionWindow int
 
 	// Lockstep waits for every input before running a tick: no prediction, no rollback (a
-	// prediction window of 0). PredictionWindow must then be 0.
+	// prediction window of 0). PredictionWindow must then be 0. Through a relay, whose clock
+	// does not wait for late inputs but replaces them, a player runs a tick only once the
+	// relay has confirmed it, and its inputs need an input delay of the round trip to the
+	// relay to arrive in time: the session takes that delay itself (the round trip, averaged,
+	// and two ticks, at most MaxInputDelay; InputDelay reports it), or InputDelay where that
+	// is longer.
 	Lockstep bool
 
 	// DisconnectTimeout is how long a peer may go unheard before its players are

@@ -267,6 +267,7 @@ func (s *Session[I]) qualityReply(pr *peer, m *wire.Message) bool {
 
 // noteRTT averages a round trip measured into pr's.
 func (pr *peer) noteRTT(rtt time.Duration) {
+	pr.lastRTT = rtt
 	if !pr.haveRTT {
 		pr.rtt, pr.haveRTT = rtt, true
 	} else {

@@ -63,6 +63,10 @@ type relayLink[I comparable] struct {
 	// ahead is how many ticks this player runs past its aim, averaged.
 	ahead     float64
 	haveAhead bool
+	// minDelay is the input delay the game asked for (Config.InputDelay, SetInputDelay): in
+	// lockstep the session's own delay is at least that, and at least the round trip needs
+	// (relayLockstepDelay).
+	minDelay int
 	// sums holds the checksums other players reported through the relay, not yet
 	// compared, a few a player.
 	sums [MaxPlayers][4]checksum
@@ -99,7 +103,7 @@ func (cfg *Config[I]) checkRelay(bad func(string, any, string) error) error {
 
 // newRelayLink sets a session up for its relay: one peer, the relay, for every remote player.
 func (s *Session[I]) newRelayLink(nonce uint32) {
-	rl := &relayLink[I]{slot: wire.SpectatorSlot}
+	rl := &relayLink[I]{slot: wire.SpectatorSlot, minDelay: s.delay}
 	n := len(s.queues)
 	rl.ownRaw = make([]byte, ring*s.size)
 	rl.zeroRef = make([]byte, n*s.size)
@@ -506,6 +510,9 @@ func (s *Session[I]) relayTimeSync() int {
 	if !rl.heardTick {
 		return 1
 	}
+	if s.cfg.Lockstep {
+		s.relayLockstepDelay()
+	}
 	sample := s.relayAim()
 	switch {
 	case !rl.haveAhead:
@@ -533,6 +540,28 @@ func (s *Session[I]) relayTimeSync() int {
 	}
 	s.timeScale = scale
 	return ticks
+}
+
+// relayLockstepDelay sets the input delay of a player in lockstep through a relay. Such a
+// player runs a tick only once the relay has confirmed it, which is half a round trip after
+// the relay's clock passed it at best; an input it schedules then must travel half a round
+// trip more and arrive relayMargin ticks before its tick's deadline. Peer to peer, lockstep
+// only waits for late inputs; through a relay, whose clock does not wait, they would be
+// replaced, every one of them with a delay shorter than the round trip. So the delay is the
+// round trip and the margin, in ticks, rounded up, or the game's own if longer, and at most
+// MaxInputDelay. The round trip is the average or the last measured, whichever is longer,
+// so that a link slowing down costs a round trip measured (every 200 ms) of late inputs, not
+// the seconds the average takes; the delay grows at once and shrinks once two ticks too
+// long, so that jitter does not move it back and forth. A change of delay needs no agreement (see
+// SetInputDelay).
+func (s *Session[I]) relayLockstepDelay() {
+	rl, pr := s.relay, s.peers[0]
+	rtt := max(pr.rtt, pr.lastRTT)
+	need := int(math.Ceil(rtt.Seconds()*float64(s.cfg.TickRate) + relayMargin))
+	need = min(max(need, rl.minDelay), MaxInputDelay)
+	if need > s.delay || need < s.delay-1 {
+		s.delay = need
+	}
 }
 
 // advanceRelay is Advance for a player through a relay: a rollback if an input the relay sent

@@ -131,8 +131,9 @@ type peer struct {
 	newest      uint64 // the newest tick of its inputs seen
 	newestAt    time.Duration
 
-	// Time sync.
+	// Time sync: rtt is the round trip averaged, lastRTT the last measured.
 	rtt         time.Duration
+	lastRTT     time.Duration
 	haveRTT     bool
 	aheadLocal  float64 // our estimate of how far we run ahead of it, averaged
 	aheadRemote float64 // its estimate of how far it runs ahead of us, as reported

@@ -36,6 +36,8 @@ type faultGame struct {
 	// snapEvery is the match's MatchConfig.SnapshotEvery, its players' sessions taking
 	// snapshots; 0 for none.
 	snapEvery int
+	// lockstep says which players' sessions run in lockstep (Config.Lockstep).
+	lockstep []bool
 }
 
 // minPlayers is how many of the game's players join at the start.
@@ -79,6 +81,13 @@ func newFaultGame(seed uint64) faultGame {
 	if r.IntN(2) == 0 {
 		g.snapEvery = 60 + r.IntN(181)
 	}
+	// A fifth of the games have players in lockstep, about half of them each.
+	g.lockstep = make([]bool, g.players)
+	if r.IntN(5) == 0 {
+		for h := range g.lockstep {
+			g.lockstep[h] = r.IntN(2) == 0
+		}
+	}
 	return g
 }
 
@@ -91,6 +100,11 @@ func (g faultGame) String() string {
 	for h, at := range g.joinAt {
 		if at > 0 {
 			fmt.Fprintf(&b, "; player %d joins at %v", h, at)
+		}
+	}
+	for h, lockstep := range g.lockstep {
+		if lockstep {
+			fmt.Fprintf(&b, "; player %d in lockstep", h)
 		}
 	}
 	for _, f := range g.faults {
@@ -118,13 +132,13 @@ func TestRelayFaults(t *testing.T) {
 		g := newFaultGame(uint64(i))
 		total.add(playFaultGame(t, g))
 	}
-	t.Logf("%d games, %d ticks confirmed by the relay: %d players told they were dropped, %d gave the relay up, %d told the match ended; %d faulted players caught up; %d joined late; %d state snapshots taken (%d rounds gave none), %d started from; %d inputs replaced",
-		games, total.ticks, total.told, total.gaveUp, total.ended, total.caught, total.late, total.snaps, total.snapFailed, total.snapStarts, total.replaced)
+	t.Logf("%d games, %d ticks confirmed by the relay: %d players told they were dropped, %d gave the relay up, %d told the match ended; %d faulted players caught up; %d joined late; %d state snapshots taken (%d rounds gave none), %d started from; %d players in lockstep; %d inputs replaced",
+		games, total.ticks, total.told, total.gaveUp, total.ended, total.caught, total.late, total.snaps, total.snapFailed, total.snapStarts, total.lockstep, total.replaced)
 }
 
 // tally is what the campaign's games came to.
 type tally struct {
-	told, gaveUp, ended, caught, late              int
+	told, gaveUp, ended, caught, late, lockstep    int
 	ticks, replaced, snaps, snapStarts, snapFailed uint64
 }
 
@@ -133,6 +147,7 @@ func (a *tally) add(b tally) {
 	a.snapFailed += b.snapFailed
 	a.snapStarts += b.snapStarts
 	a.late += b.late
+	a.lockstep += b.lockstep
 	a.told += b.told
 	a.gaveUp += b.gaveUp
 	a.ended += b.ended
@@ -150,11 +165,15 @@ func playFaultGame(t *testing.T, g faultGame) (res tally) {
 		pn := fmt.Sprintf("p%d", h)
 		sr.net.SetConditions(pn, "relay", g.conds[h])
 		sr.net.SetConditions("relay", pn, g.conds[h])
+		edit := func(c *netplay.Config[byte]) { c.Lockstep = g.lockstep[h] }
 		var p *simPlayer
 		if g.snapEvery > 0 {
-			p, _ = sr.snapPlayer(pn, name, h, g.players, nil)
+			p, _ = sr.snapPlayer(pn, name, h, g.players, nil, edit)
 		} else {
-			p = sr.player(pn, name, h, g.players, nil, nil)
+			p = sr.player(pn, name, h, g.players, nil, edit)
+		}
+		if g.lockstep[h] {
+			res.lockstep++
 		}
 		if g.joinAt[h] > 0 {
 			p.frozen = 1 << 62 // no call of its session, and no join, until then

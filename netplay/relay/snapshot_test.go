@@ -68,8 +68,13 @@ func (g *snapGame) LoadSnapshot(data []byte) (uint64, error) {
 }
 
 // snapPlayer adds a player whose session takes snapshots, playing a snapGame.
-func (sr *simRelay) snapPlayer(name, match string, handle, n int, tok []byte) (*simPlayer, *snapGame) {
-	p := sr.player(name, match, handle, n, tok, func(c *netplay.Config[byte]) { c.Snapshots = true })
+func (sr *simRelay) snapPlayer(name, match string, handle, n int, tok []byte, edits ...func(*netplay.Config[byte])) (*simPlayer, *snapGame) {
+	p := sr.player(name, match, handle, n, tok, func(c *netplay.Config[byte]) {
+		c.Snapshots = true
+		for _, edit := range edits {
+			edit(c)
+		}
+	})
 	g := newSnapGame(p.s.Slots(), 5000)
 	p.g, p.game = g.Game, g
 	return p, g
