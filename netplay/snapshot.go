@@ -58,9 +58,16 @@ type snapState struct {
 	askTick  uint64
 	askShare bool
 	askDone  bool
-	up       *snapUpload
-	down     *snapDownload
-	buf      []byte // the memory a Snapshot request's Data appends to
+	declined bool // this player, to share, could not: told the relay so
+	// The snapshot this session started from, once loaded: its tick and size, for pieces of
+	// it that still come (the relay did not get the last acknowledgement), which are
+	// acknowledged whole again.
+	doneTick   uint64
+	doneSize   int64
+	doneAckDue bool
+	up         *snapUpload
+	down       *snapDownload
+	buf        []byte // the memory a Snapshot request's Data appends to
 }
 
 // snapAsk takes the relay's ask for the state after m.Tick.
@@ -69,13 +76,25 @@ func (s *Session[I]) snapAsk(m *wire.Message) {
 	t := uint64(m.Tick)
 	switch {
 	case t != sn.askTick:
-		sn.askTick, sn.askShare, sn.askDone = t, m.Slot == s.relay.slot && s.cfg.Snapshots, false
+		sn.askTick, sn.askShare, sn.askDone, sn.declined = t, m.Slot == s.relay.slot && s.cfg.Snapshots, false, false
 		if up := sn.up; up != nil && up.tick != t {
 			sn.buf, sn.up = up.send.Data[:0], nil // the relay has moved on from it
 		}
 	case !sn.askShare:
 		sn.askDone = false // asked again: our checksum was lost
+	case sn.declined:
+		s.snapDecline(t) // asked again: our answer was lost
 	}
+}
+
+// snapDecline tells the relay that this player, asked to share its state after tick t, cannot:
+// an acknowledgement of none of it, which the relay takes as the sharer's no (it asks the
+// next player in turn).
+func (s *Session[I]) snapDecline(t uint64) {
+	s.relay.snap.declined = true
+	s.out = wire.Message{}
+	s.out.Kind, s.out.Tick, s.out.Offset = wire.KindSnapshotAck, int64(t), 0
+	s.send(s.peers[0], &s.out)
 }
 
 // snapAnswer answers the relay's ask once its tick is final here: a checksum report, or, for
@@ -89,7 +108,11 @@ func (s *Session[I]) snapAnswer(building bool) {
 	}
 	sn.askDone = true
 	if s.savedTick[t%ring] != t {
-		return // not run here (before the snapshot this session started from)
+		// Not run here (before the snapshot this session started from).
+		if sn.askShare {
+			s.snapDecline(t)
+		}
+		return
 	}
 	if !sn.askShare {
 		s.out = wire.Message{}
@@ -97,8 +120,12 @@ func (s *Session[I]) snapAnswer(building bool) {
 		s.send(s.peers[0], &s.out)
 		return
 	}
-	if s.tick >= t+uint64(s.slots) || sn.up != nil {
-		return // its slot saved a later state since; or one is on its way: the relay asks again
+	switch {
+	case sn.up != nil:
+		return // one is on its way: the relay asks again
+	case s.tick >= t+uint64(s.slots):
+		s.snapDecline(t) // its slot saved a later state since
+		return
 	}
 	s.reqs = append(s.reqs, Request[I]{Kind: Snapshot, Tick: t, Slot: int(t % uint64(s.slots)), Data: sn.buf[:0]})
 }
@@ -129,8 +156,18 @@ func (s *Session[I]) snapAcked(m *wire.Message) {
 
 // snapPiece takes a piece of the snapshot this session starts from.
 func (s *Session[I]) snapPiece(m *wire.Message) {
-	d := s.relay.snap.down
-	if d == nil || d.restored || uint64(m.Tick) != d.tick {
+	sn := &s.relay.snap
+	d := sn.down
+	switch {
+	case d == nil:
+		if sn.doneTick != 0 && uint64(m.Tick) == sn.doneTick {
+			sn.doneAckDue = true // our acknowledgement of the last piece was lost
+		}
+		return
+	case uint64(m.Tick) != d.tick:
+		return
+	case d.restored:
+		d.ackDue = true
 		return
 	}
 	if d.asm == nil {
@@ -155,6 +192,12 @@ func (s *Session[I]) snapTimers(pr *peer) {
 		d.ackDue = false
 		s.out = wire.Message{}
 		s.out.Kind, s.out.Tick, s.out.Offset = wire.KindSnapshotAck, int64(d.tick), d.asm.InRow
+		s.send(pr, &s.out)
+	}
+	if sn.doneAckDue {
+		sn.doneAckDue = false
+		s.out = wire.Message{}
+		s.out.Kind, s.out.Tick, s.out.Offset = wire.KindSnapshotAck, int64(sn.doneTick), sn.doneSize
 		s.send(pr, &s.out)
 	}
 	up := sn.up
@@ -226,7 +269,9 @@ func (s *Session[I]) restoreTaken(r *Request[I]) {
 		s.endErr = fmt.Errorf("%w: tick %d's state loaded with checksum %#016x, shared with %#016x", ErrSnapshot, d.tick, r.Checksum, d.sum)
 	}
 	if r.Kind == Save {
-		s.relay.snap.down = nil // done: the memory goes
+		sn := &s.relay.snap
+		sn.doneTick, sn.doneSize = d.tick, int64(len(d.asm.Data))
+		sn.down = nil // done: the memory goes
 		s.stats.SnapshotsLoaded++
 	}
 }

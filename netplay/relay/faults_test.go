@@ -132,13 +132,14 @@ func TestRelayFaults(t *testing.T) {
 		g := newFaultGame(uint64(i))
 		total.add(playFaultGame(t, g))
 	}
-	t.Logf("%d games, %d ticks confirmed by the relay: %d players told they were dropped, %d gave the relay up, %d told the match ended; %d faulted players caught up; %d joined late; %d state snapshots taken (%d rounds gave none), %d started from; %d players in lockstep; %d inputs replaced",
-		games, total.ticks, total.told, total.gaveUp, total.ended, total.caught, total.late, total.snaps, total.snapFailed, total.snapStarts, total.lockstep, total.replaced)
+	t.Logf("%d games, %d ticks confirmed by the relay: %d players told they were dropped, %d gave the relay up, %d told the match ended; %d faulted players caught up; %d joined late; %d state snapshots taken (%d rounds gave none), %d started from (%d members dropped, their download stalled); %d players in lockstep; %d inputs replaced",
+		games, total.ticks, total.told, total.gaveUp, total.ended, total.caught, total.late, total.snaps, total.snapFailed, total.snapStarts, total.snapDrops, total.lockstep, total.replaced)
 }
 
 // tally is what the campaign's games came to.
 type tally struct {
 	told, gaveUp, ended, caught, late, lockstep    int
+	snapDrops                                      uint64
 	ticks, replaced, snaps, snapStarts, snapFailed uint64
 }
 
@@ -148,6 +149,7 @@ func (a *tally) add(b tally) {
 	a.snapStarts += b.snapStarts
 	a.late += b.late
 	a.lockstep += b.lockstep
+	a.snapDrops += b.snapDrops
 	a.told += b.told
 	a.gaveUp += b.gaveUp
 	a.ended += b.ended
@@ -308,5 +310,6 @@ func playFaultGame(t *testing.T, g faultGame) (res tally) {
 	res.ticks, res.replaced = st.Confirmed, st.Replaced
 	m := sr.relay.Metrics()
 	res.snaps, res.snapStarts, res.snapFailed = m.Snapshots, m.SnapshotStarts, m.SnapshotsFailed
+	res.snapDrops = m.Dropped["snapshot"]
 	return res
 }

@@ -212,7 +212,11 @@ func (mt *match) admit(now time.Duration, k addrKey, addr net.Addr, slot int, no
 		}
 		// The token's holder, at a new address: it takes the slot over (a phone that
 		// changed networks, a game restarted), and is sent the match from the latest
-		// snapshot if it takes them, else from its start.
+		// snapshot if it takes them, else from its start. One that could start from
+		// neither is refused, and the slot's address keeps it.
+		if mt.auth.Oldest() > 1 && mt.startFrom(flags&wire.JoinSnapshots != 0, false) == nil {
+			return wire.RefusedLate // neither the match's start nor a snapshot to start from
+		}
 		r.mu.Lock()
 		if r.addrs[p.key] == p {
 			delete(r.addrs, p.key)
@@ -220,9 +224,6 @@ func (mt *match) admit(now time.Duration, k addrKey, addr net.Addr, slot int, no
 		r.mu.Unlock()
 		r.m.rejoins.Add(1)
 		mt.auth.Heard(now, slot)
-		if mt.auth.Oldest() > 1 && mt.startFrom(flags&wire.JoinSnapshots != 0, false) == nil {
-			return wire.RefusedLate // neither the match's start nor a snapshot to start from
-		}
 		np := mt.newMember(now, k, addr, slot, nonce)
 		np.snapshots = flags&wire.JoinSnapshots != 0
 		mt.startSnapshot(np, now)
@@ -409,7 +410,7 @@ func (mt *match) receive(now time.Duration, mb *member, m *wire.Message, s *send
 		if err := mt.auth.Drop(mb.slot); err == nil {
 			r.m.drop(dropLeft)
 		}
-		mb.dropped = true
+		mb.dropped, mb.down = true, nil
 		mt.gone |= 1 << mb.slot
 		r.forget(mt, []addrKey{mb.key}, false)
 	case wire.KindSnapshot:
@@ -501,7 +502,7 @@ func (mt *match) updateLocked(s *sender, now, due time.Duration) bool {
 	if dropped := mt.auth.Dropped(); dropped != mt.gone {
 		for slot, p := range mt.players {
 			if dropped.Has(slot) && !mt.gone.Has(slot) && p != nil {
-				p.dropped = true
+				p.dropped, p.down = true, nil
 				cut, _ := mt.auth.Cutoff(slot)
 				for range byeCopies {
 					mt.out = wire.Message{}
@@ -643,16 +644,26 @@ func (mt *match) sendTicks(s *sender, mb *member, now time.Duration) {
 
 // tooFarBehind drops mb, which needs ticks the match no longer keeps.
 func (mt *match) tooFarBehind(s *sender, mb *member, now time.Duration) {
+	mt.dropMember(s, mb, now, dropBehind)
+}
+
+// dropMember drops mb, a player or a spectator, telling it so, for why (dropBehind,
+// dropSnapshot); a spectator dropped as behind is counted as dropSpectator.
+func (mt *match) dropMember(s *sender, mb *member, now time.Duration, why int) {
 	mt.out = wire.Message{}
 	mt.out.Kind, mt.out.Cutoff, mt.out.DropFlags = wire.KindDropped, wire.NoTick, wire.DroppedLate
 	mt.queue(s, &mt.out, mb, now)
+	mb.down = nil
 	if mb.slot == wire.SpectatorSlot {
 		mt.removeSpectator(mb)
-		mt.r.m.drop(dropSpectator)
+		if why == dropBehind {
+			why = dropSpectator
+		}
+		mt.r.m.drop(why)
 		return
 	}
 	if err := mt.auth.Drop(mb.slot); err == nil {
-		mt.r.m.drop(dropBehind)
+		mt.r.m.drop(why)
 	}
 	mb.dropped = true
 }

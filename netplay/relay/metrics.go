@@ -32,10 +32,11 @@ const (
 	dropOwner            // dropped through the API
 	dropBehind           // fell behind the ticks kept
 	dropSpectator        // a spectator unheard, or fallen behind
+	dropSnapshot         // a player or spectator whose snapshot download stalled
 	dropEnd
 )
 
-var dropNames = [dropEnd]string{"timeout", "left", "owner", "behind", "spectator"}
+var dropNames = [dropEnd]string{"timeout", "left", "owner", "behind", "spectator", "snapshot"}
 
 // latencyBuckets are the upper bounds of the tick lateness histogram: 10 µs, then each a
 // quarter more than the one before, to 1.4 s; one more bucket takes what is later.
@@ -168,7 +169,8 @@ type Metrics struct {
 	// "kind" and "snapshot" (a state snapshot too large, or pieces of another).
 	Refused map[string]uint64
 	// Dropped counts the players dropped, by reason: "timeout", "left", "owner", "behind"
-	// (fallen behind the ticks kept), and spectators dropped ("spectator").
+	// (fallen behind the ticks kept), spectators dropped ("spectator"), and players and
+	// spectators whose download of a state snapshot stalled ("snapshot").
 	Dropped map[string]uint64
 	// Cookies counts the cookies sent to unproven addresses.
 	Cookies uint64

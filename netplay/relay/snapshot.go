@@ -22,6 +22,17 @@ const (
 	// snapRoundTimeout is how long a round waits for the next piece of its state, or a
 	// checksum, before it gives up.
 	snapRoundTimeout = 5 * time.Second
+	// snapRoundPace is the fewest pieces a second a round's sharer must send, on average, once
+	// it has said the size: a round lasts snapRoundTimeout and a second for every
+	// snapRoundPace pieces at the most, so that a sharer trickling pieces out cannot keep
+	// the match from taking snapshots. A session sends 300 a second.
+	snapRoundPace = 150
+	// snapDownloadTimeout and snapDownloadTries: a member that acknowledges nothing new of
+	// the snapshot it downloads for that long, while what was in flight went again that many
+	// times, is dropped (relay_dropped_total{reason="snapshot"}): it would hold the
+	// snapshot, and its share of the pieces sent, for as long as it stayed.
+	snapDownloadTimeout = 10 * time.Second
+	snapDownloadTries   = 5
 	// snapWindow is how many pieces of a snapshot may be in flight to one member.
 	snapWindow = 64
 	// snapBudget is the most pieces a match sends its members in one update, players first,
@@ -45,12 +56,23 @@ type snapRound struct {
 	open     bool
 	tick     uint64
 	sharer   int
+	opened   time.Duration
 	progress time.Duration // when it opened, or last had a new piece or checksum
 	askedAt  time.Duration
 	sum      uint64
 	asm      *pieces.Assembly // nil until the first piece, which says the size
 	sums     [wire.MaxPlayers]uint64
 	got      wire.HandleSet // the slots whose checksum of tick arrived
+}
+
+// deadline returns when the round gives up as of now, however it progresses.
+func (rd *snapRound) deadline() time.Duration {
+	d := rd.opened + snapRoundTimeout
+	if rd.asm != nil {
+		n := (int64(len(rd.asm.Data)) + wire.MaxSnapshotChunk - 1) / wire.MaxSnapshotChunk
+		d += time.Duration(n) * time.Second / snapRoundPace
+	}
+	return d
 }
 
 // snapDownload is a snapshot being sent to a member, which starts from it.
@@ -71,11 +93,14 @@ func (mt *match) snapRounds(s *sender, now time.Duration) {
 		return
 	}
 	rd := &mt.round
+	if rd.open {
+		mt.checkRound() // players gone since may have settled it
+	}
 	active := mt.active()
 	switch {
 	case !rd.open && mt.auth.Confirmed() >= mt.nextSnap:
 		mt.openRound(now, active)
-	case rd.open && (now-rd.progress > snapRoundTimeout || !active.Has(rd.sharer)):
+	case rd.open && (now-rd.progress > snapRoundTimeout || now > rd.deadline() || !active.Has(rd.sharer)):
 		mt.r.m.snapshotsFailed.Add(1)
 		mt.closeRound(uint64(mt.cfg.TickRate)) // another sharer in a second
 	}
@@ -92,8 +117,18 @@ func (mt *match) snapRounds(s *sender, now time.Duration) {
 	}
 	budget := snapBudget
 	for _, p := range mt.players {
-		if p != nil && p.down != nil && !p.dropped {
+		switch {
+		case p == nil || p.down == nil || p.dropped:
+		case p.down.send.Stalled(now, snapDownloadTimeout, snapDownloadTries):
+			mt.dropMember(s, p, now, dropSnapshot)
+		default:
 			budget -= mt.sendSnapshot(s, p, now, budget)
+		}
+	}
+	for i := 0; i < len(mt.spectators); i++ {
+		if sp := mt.spectators[i]; sp.down != nil && sp.down.send.Stalled(now, snapDownloadTimeout, snapDownloadTries) {
+			mt.dropMember(s, sp, now, dropSnapshot)
+			i--
 		}
 	}
 	n := len(mt.spectators)
@@ -116,7 +151,7 @@ func (mt *match) openRound(now time.Duration, active wire.HandleSet) {
 	for i := range n {
 		slot := (mt.turn + i) % n
 		if p := mt.players[slot]; p != nil && active.Has(slot) && p.snapshots && p.down == nil {
-			*rd = snapRound{open: true, tick: mt.auth.Confirmed() + 1, sharer: slot, progress: now}
+			*rd = snapRound{open: true, tick: mt.auth.Confirmed() + 1, sharer: slot, opened: now, progress: now}
 			mt.turn = slot + 1
 			return
 		}
@@ -272,8 +307,16 @@ func (mt *match) startSnapshot(mb *member, now time.Duration) bool {
 	return true
 }
 
-// snapAcked takes member mb's acknowledgement of the snapshot it downloads.
+// snapAcked takes member mb's acknowledgement of the snapshot it downloads, or, from the
+// round's sharer, of none of the state it was asked for: it cannot share it (its saved state
+// of the tick gone before the tick was final there), and the next player in turn is asked a
+// second later.
 func (mt *match) snapAcked(mb *member, m *wire.Message, now time.Duration) {
+	if rd := &mt.round; rd.open && mb.slot == rd.sharer && uint64(m.Tick) == rd.tick && m.Offset == 0 && rd.asm == nil {
+		mt.r.m.snapshotsFailed.Add(1)
+		mt.closeRound(uint64(mt.cfg.TickRate))
+		return
+	}
 	d := mb.down
 	if d == nil || uint64(m.Tick) != d.snap.tick {
 		return

@@ -49,22 +49,34 @@ type Sender struct {
 	// where the next piece to send starts.
 	Data        []byte
 	Acked, Next int64
-	progress    time.Duration // when Acked last moved, or the sending began
+	// Moved is when Acked last moved, or the sending began; Fruitless counts the times the
+	// pieces in flight were sent again since, none of them acknowledged in between.
+	Moved     time.Duration
+	Fruitless int
+	progress  time.Duration // when Acked last moved, or the pieces in flight were sent again
 }
 
 // NewSender returns a sender of data, beginning at now.
 func NewSender(data []byte, now time.Duration) *Sender {
-	return &Sender{Data: data, progress: now}
+	return &Sender{Data: data, progress: now, Moved: now}
 }
 
 // Ack takes the receiver's acknowledgement of offset bytes in a row, at now, and reports
 // whether it has them all.
 func (s *Sender) Ack(offset int64, now time.Duration) bool {
 	if offset > s.Acked {
-		s.Acked, s.progress = min(offset, int64(len(s.Data))), now
+		s.Acked, s.progress, s.Moved, s.Fruitless = min(offset, int64(len(s.Data))), now, now, 0
 		s.Next = max(s.Next, s.Acked)
 	}
 	return s.Acked == int64(len(s.Data))
+}
+
+// Stalled reports whether the receiver has acknowledged nothing new for at least d as of now,
+// while the pieces in flight went again at least n times: a receiver gone, or one that
+// takes pieces and never acknowledges them. (A receiver sent to rarely, one of a crowd taking
+// turns, acknowledges each turn's pieces, and is not stalled however long its turns take.)
+func (s *Sender) Stalled(now, d time.Duration, n int) bool {
+	return now-s.Moved >= d && s.Fruitless >= n
 }
 
 // Piece returns the next piece to send as of now and its offset, or ok false when the window of
@@ -72,6 +84,9 @@ func (s *Sender) Ack(offset int64, now time.Duration) bool {
 // progress, the pieces past the acknowledgement go again.
 func (s *Sender) Piece(now, resend time.Duration, window int) (offset int64, piece []byte, ok bool) {
 	if now-s.progress >= resend {
+		if s.Next > s.Acked {
+			s.Fruitless++
+		}
 		s.Next, s.progress = s.Acked, now
 	}
 	size := int64(len(s.Data))

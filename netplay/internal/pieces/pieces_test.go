@@ -77,3 +77,44 @@ func TestTransfer(t *testing.T) {
 		}
 	}
 }
+
+// A receiver that takes pieces and acknowledges none is stalled once d has passed and what was
+// in flight went again n times; one sent to only now and then (a turn among a crowd), which
+// acknowledges each turn's pieces, never is, however far apart its turns.
+func TestStalled(t *testing.T) {
+	const d, n, resend, window = 10 * time.Second, 5, 100 * time.Millisecond, 4
+	data := make([]byte, 100*wire.MaxSnapshotChunk)
+	silent := NewSender(data, 0)
+	var at time.Duration
+	for ; !silent.Stalled(at, d, n); at += 10 * time.Millisecond {
+		for {
+			if _, _, ok := silent.Piece(at, resend, window); !ok {
+				break
+			}
+		}
+		if at > time.Minute {
+			t.Fatal("a receiver that acknowledges nothing is never stalled")
+		}
+	}
+	if at < d {
+		t.Errorf("stalled after %v, before %v", at, d)
+	}
+	crowd := NewSender(data, 0)
+	for turn := time.Duration(1); turn <= 20; turn++ {
+		at := turn * 8 * time.Second // its turn comes every 8 s
+		if crowd.Stalled(at, d, n) {
+			t.Fatalf("stalled at its turn %d, having acknowledged every turn's pieces", turn)
+		}
+		var last int64
+		for {
+			off, p, ok := crowd.Piece(at, resend, window)
+			if !ok {
+				break
+			}
+			last = off + int64(len(p))
+		}
+		if crowd.Ack(last, at+50*time.Millisecond) {
+			break
+		}
+	}
+}

@@ -131,7 +131,8 @@ const (
 	// multiple of MaxSnapshotChunk, MaxSnapshotChunk of them but for the last piece.
 	KindSnapshot
 	// KindSnapshotAck acknowledges the bytes of the snapshot of Tick received in a row, up
-	// to Offset.
+	// to Offset. From the player a relay asked to share its state after Tick, an
+	// acknowledgement of none of it (Offset 0) says that it cannot.
 	KindSnapshotAck
 
 	kindEnd // one past the last kind
