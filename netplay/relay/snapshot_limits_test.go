@@ -17,10 +17,11 @@ import (
 // directMatch is a match driven by hand, a tick at a time on simulated time, its members
 // answering as each test has them: for hostile members no session would play.
 type directMatch struct {
-	t   *testing.T
-	sr  *simRelay
-	mt  *match
-	now time.Duration
+	t     *testing.T
+	sr    *simRelay
+	mt    *match
+	now   time.Duration
+	conns map[string]*netsim.Conn // by name: a join again comes from the same address
 }
 
 // newDirectMatch creates match m with cfg on a relay with opts, its players joined (taking
@@ -32,7 +33,7 @@ func newDirectMatch(t *testing.T, cfg MatchConfig, opts *Options, joined int) (*
 	if err != nil {
 		t.Fatal(err)
 	}
-	dm := &directMatch{t: t, sr: sr, mt: mt}
+	dm := &directMatch{t: t, sr: sr, mt: mt, conns: map[string]*netsim.Conn{}}
 	var mbs []*member
 	for i := range joined {
 		mbs = append(mbs, dm.join(fmt.Sprintf("p%d", i), i, wire.JoinSnapshots))
@@ -53,9 +54,13 @@ func (dm *directMatch) join(name string, slot int, flags uint8) *member {
 
 // tryJoin is join that returns the refusal.
 func (dm *directMatch) tryJoin(name string, slot int, flags uint8) (*member, uint8) {
-	c, err := dm.sr.net.Listen(name)
-	if err != nil {
-		dm.t.Fatal(err)
+	c := dm.conns[name]
+	if c == nil {
+		var err error
+		if c, err = dm.sr.net.Listen(name); err != nil {
+			dm.t.Fatal(err)
+		}
+		dm.conns[name] = c
 	}
 	k := keyOf(c.LocalAddr(), netip.AddrPort{})
 	cfg := dm.mt.cfg
