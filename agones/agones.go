@@ -216,8 +216,13 @@ func (c *Client) WatchGameServer(ctx context.Context, f func(GameServer)) error 
 	}
 	dec := json.NewDecoder(bufio.NewReader(resp.Body))
 	for {
+		// A line is a result, or the error that ends the stream (grpc-gateway's).
 		var msg struct {
-			Result GameServer `json:"result"`
+			Result *GameServer `json:"result"`
+			Error  *struct {
+				Code    int    `json:"code"`
+				Message string `json:"message"`
+			} `json:"error"`
 		}
 		if err := dec.Decode(&msg); err != nil {
 			if ctx.Err() != nil {
@@ -225,7 +230,12 @@ func (c *Client) WatchGameServer(ctx context.Context, f func(GameServer)) error 
 			}
 			return fmt.Errorf("agones: watch: %w", err)
 		}
-		f(msg.Result)
+		switch {
+		case msg.Error != nil:
+			return &Error{Method: http.MethodGet, Path: "/watch/gameserver", Status: resp.StatusCode, Message: fmt.Sprintf("%s (code %d)", msg.Error.Message, msg.Error.Code)}
+		case msg.Result != nil:
+			f(*msg.Result)
+		}
 	}
 }
 
@@ -244,7 +254,10 @@ func (c *Client) Counter(ctx context.Context, name string) (Counter, error) {
 	return ct, err
 }
 
-// SetCount sets counter name's count, and returns the counter.
+// SetCount sets counter name's count, and returns the SDK server's answer: the counter in
+// local mode; Agones' SDK server in a cluster (v1.56) answers with an empty one, so read the
+// counter with Counter. So do AddCount and SetCapacity, and the list's AddListValue and
+// RemoveListValue with their list.
 func (c *Client) SetCount(ctx context.Context, name string, count int64) (Counter, error) {
 	var ct Counter
 	err := c.do(ctx, http.MethodPatch, "/v1beta1/counters/"+url.PathEscape(name), map[string]string{"count": strconv.FormatInt(count, 10)}, &ct)

@@ -3,7 +3,17 @@ package agones_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -112,5 +122,145 @@ func TestFromEnv(t *testing.T) {
 	t.Setenv(agones.EnvPort, "x")
 	if _, err := agones.Locate(""); err == nil {
 		t.Error("Locate with a bad AGONES_SDK_HTTP_PORT: no error")
+	}
+}
+
+// logLines is a Link's log, safe for its goroutines.
+type logLines struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (l *logLines) logf(format string, a ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lines = append(l.lines, fmt.Sprintf(format, a...))
+}
+
+// count returns how many lines hold s.
+func (l *logLines) count(s string) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for _, line := range l.lines {
+		if strings.Contains(line, s) {
+			n++
+		}
+	}
+	return n
+}
+
+// TestLinkCounter: a Link keeps the rooms counter to its count, at most the counter's
+// capacity (a count over it is logged once and the counter set to the capacity, not refused
+// four times a second); a counter the game server does not have is a failure logged once,
+// retried less and less often, not a log line every 250 ms; Shutdown sets the last count and
+// ends at Shutdown.
+func TestLinkCounter(t *testing.T) {
+	srv := agonestest.Start(t, "")
+	c := srv.Client
+	ctx := context.Background()
+	var n atomic.Int64
+	n.Store(7)
+	var log logLines
+	l := agones.Start(c, "rooms", n.Load, log.logf)
+	waitCount := func(want int64) {
+		t.Helper()
+		for range 200 {
+			if ct, err := c.Counter(ctx, "rooms"); err == nil && ct.Count == want {
+				return
+			}
+			time.Sleep(25 * time.Millisecond)
+		}
+		ct, err := c.Counter(ctx, "rooms")
+		t.Fatalf("the counter: %+v, %v; want count %d", ct, err, want)
+	}
+	waitCount(7)
+	n.Store(150) // over the capacity of 100, once the Link has read it
+	waitCount(100)
+	if got := log.count("over its capacity"); got != 1 {
+		t.Errorf("a count over the capacity logged %d times, want once", got)
+	}
+	n.Store(0)
+	waitCount(0)
+	sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := l.Shutdown(sctx); err != nil {
+		t.Fatal(err)
+	}
+	if gs, err := c.GameServer(ctx); err != nil || gs.Status.State != "Shutdown" {
+		t.Fatalf("after Shutdown: %q, %v", gs.Status.State, err)
+	}
+
+	var missing logLines
+	m := agones.Start(c, "no-such-counter", n.Load, missing.logf)
+	time.Sleep(1500 * time.Millisecond) // 6 looks at the count; tries at 0, 0.25, 0.75 s...
+	m.Stop()
+	if got := missing.count(`counter "no-such-counter"`); got != 1 {
+		t.Errorf("a missing counter logged %d times in 1.5 s, want once: %q", got, missing.lines)
+	}
+}
+
+// TestWatchStreamError: a watch stream that ends with grpc-gateway's error line (as the SDK
+// server's does when its stream fails) returns that error, and does not call f with an empty
+// record. (The SDK server cannot be made to fail a stream on demand: these are the bytes it
+// sends, served as it serves them.)
+func TestWatchStreamError(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"result":{"object_meta":{"name":"test"},"status":{"state":"Ready"}}}`+"\n")
+		io.WriteString(w, `{"error":{"code":2,"message":"stream terminated","details":[]}}`+"\n")
+	}))
+	defer srv.Close()
+	c, err := agones.New(srv.URL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var states []string
+	err = c.WatchGameServer(context.Background(), func(gs agones.GameServer) { states = append(states, gs.Status.State) })
+	var apiErr *agones.Error
+	if !errors.As(err, &apiErr) || !strings.Contains(apiErr.Message, "stream terminated") {
+		t.Fatalf("watch ended with %v, want the stream's error", err)
+	}
+	if len(states) != 1 || states[0] != "Ready" {
+		t.Fatalf("f saw %q, want only Ready", states)
+	}
+}
+
+// TestManifestsMatchTheirCounter: each game server of deploy/agones takes no more matches
+// (-max-matches) than its rooms counter holds: past it, the counter would be refused and the
+// allocator would see a full server as having room.
+func TestManifestsMatchTheirCounter(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "deploy", "agones", "*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no manifests: %v", err)
+	}
+	capacityRE := regexp.MustCompile(`(?m)^\s+rooms:\s*\n\s+count: \d+\s*\n\s+capacity: (\d+)`)
+	argsRE := regexp.MustCompile(`(?m)^\s+args: \[(.*)\]`)
+	checked := 0
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, a := capacityRE.FindSubmatch(b), argsRE.FindSubmatch(b)
+		if c == nil || a == nil {
+			continue // not a game server's
+		}
+		checked++
+		args := strings.Split(strings.ReplaceAll(string(a[1]), `"`, ""), ", ")
+		max := ""
+		for i, arg := range args {
+			if arg == "-max-matches" && i+1 < len(args) {
+				max = args[i+1]
+			}
+		}
+		limit, err1 := strconv.Atoi(max)
+		capacity, err2 := strconv.Atoi(string(c[1]))
+		if err1 != nil || err2 != nil || limit > capacity {
+			t.Errorf("%s: -max-matches %q, the rooms counter's capacity %s", f, max, c[1])
+		}
+	}
+	if checked < 3 {
+		t.Errorf("%d game server manifests checked, want the relay's GameServer and Fleet and matchserver's", checked)
 	}
 }

@@ -221,6 +221,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		fleet = agones.Start(sdk, o.roomsCounter, s.running.Load, logger.Printf)
 		defer fleet.Stop()
 	}
+	// shutdownFleet tells Agones the game server is done, once its matches have ended.
+	shutdownFleet := func() {
+		if fleet == nil {
+			return
+		}
+		actx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if ferr := fleet.Shutdown(actx); ferr != nil {
+			logger.Printf("agones: Shutdown: %v", ferr)
+		}
+	}
 	if ready != nil {
 		ready(ln.Addr().String(), mln.Addr().String())
 	}
@@ -231,6 +242,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	if err := s.accept(ln); err != nil {
 		endMatches()
 		s.shutdown()
+		shutdownFleet()
 		return err
 	}
 	if o.drain > 0 {
@@ -246,13 +258,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	if herr := <-httpDone; !errors.Is(herr, http.ErrServerClosed) {
 		err = errors.Join(err, herr)
 	}
-	if fleet != nil {
-		actx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		if ferr := fleet.Shutdown(actx); ferr != nil {
-			logger.Printf("agones: Shutdown: %v", ferr)
-		}
-		cancel()
-	}
+	shutdownFleet()
 	fmt.Fprintf(stderr, "matchserver: shut down after %d matches\n", s.started.Load())
 	return err
 }
@@ -488,11 +494,15 @@ var errRecording = errors.New("the match could not be recorded")
 
 // start starts a match of the arena seed decides, recorded if the server records.
 func (s *server) start(seed uint64) (_ *match, err error) {
+	// Counted before draining is looked at: a drain that begins meanwhile either sees this
+	// match running and waits for it, or is seen here and the match refused.
+	n := s.running.Add(1)
 	if s.draining.Load() {
+		s.running.Add(-1)
 		s.metrics.refused.WithLabelValues("draining").Inc()
 		return nil, errDraining
 	}
-	if s.running.Add(1) > int64(s.o.maxMatches) {
+	if n > int64(s.o.maxMatches) {
 		s.running.Add(-1)
 		s.metrics.refused.WithLabelValues("full").Inc()
 		return nil, fmt.Errorf("%w: %d matches are running", errFull, s.o.maxMatches)
