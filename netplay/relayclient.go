@@ -552,8 +552,8 @@ func (s *Session[I]) relayTimeSync() int {
 // MaxInputDelay. The round trip is the average or the last measured, whichever is longer,
 // so that a link slowing down costs a round trip measured (every 200 ms) of late inputs, not
 // the seconds the average takes; the delay grows at once and shrinks once two ticks too
-// long, so that jitter does not move it back and forth. A change of delay needs no agreement (see
-// SetInputDelay).
+// long, so that jitter does not move it back and forth. A change of delay needs no
+// agreement (see SetInputDelay).
 func (s *Session[I]) relayLockstepDelay() {
 	rl, pr := s.relay, s.peers[0]
 	rtt := max(pr.rtt, pr.lastRTT)
