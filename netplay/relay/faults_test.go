@@ -138,9 +138,8 @@ func TestRelayFaults(t *testing.T) {
 
 // tally is what the campaign's games came to.
 type tally struct {
-	told, gaveUp, ended, caught, late, lockstep    int
-	snapDrops                                      uint64
-	ticks, replaced, snaps, snapStarts, snapFailed uint64
+	told, gaveUp, ended, caught, late, lockstep               int
+	ticks, replaced, snaps, snapStarts, snapFailed, snapDrops uint64
 }
 
 func (a *tally) add(b tally) {
