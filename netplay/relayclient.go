@@ -67,6 +67,8 @@ type relayLink[I comparable] struct {
 	// lockstep the session's own delay is at least that, and at least the round trip needs
 	// (relayLockstepDelay).
 	minDelay int
+	// ran: this player has run a tick since it joined.
+	ran bool
 	// sums holds the checksums other players reported through the relay, not yet
 	// compared, a few a player.
 	sums [MaxPlayers][4]checksum
@@ -562,6 +564,17 @@ func (s *Session[I]) relayLockstepDelay() {
 	if need > s.delay || need < s.delay-1 {
 		s.delay = need
 	}
+	if q := s.queues[rl.slot]; !rl.ran && q.confirmed < s.tick+uint64(s.delay) {
+		// Nothing run yet: the ticks the delay now covers have the zero input, sent at once,
+		// so that the relay, whose first ticks wait for every player's first input, has this
+		// player's before it runs one (it runs none before they are confirmed).
+		for t := q.confirmed + 1; t <= s.tick+uint64(s.delay); t++ {
+			clear(q.raw[(t%ring)*uint64(s.size):][:s.size])
+			q.in[t%ring] = s.decoded
+			s.sentAt[t%ring] = s.now
+		}
+		q.confirmed = s.tick + uint64(s.delay)
+	}
 }
 
 // advanceRelay is Advance for a player through a relay: a rollback if an input the relay sent
@@ -596,6 +609,7 @@ func (s *Session[I]) advanceRelay() ([]Request[I], error) {
 		if at := next + uint64(s.delay); at > s.relay.confirmed {
 			s.addLocalInputs(at)
 		}
+		s.relay.ran = true
 		used = s.advanceRequest(next, used)
 		s.tick = next
 	}

@@ -112,7 +112,7 @@ func newMatch(r *Relay, name string, cfg MatchConfig) (*match, error) {
 		cfg.Timeout = DefaultTimeout
 	}
 	auth, err := authority.New(authority.Config{Slots: cfg.Players, InputSize: cfg.InputSize, TickRate: cfg.TickRate,
-		Window: cfg.Window, Timeout: cfg.Timeout, History: cfg.History})
+		Window: cfg.Window, Timeout: cfg.Timeout, History: cfg.History, StartGrace: startGrace})
 	if err != nil {
 		return nil, fmt.Errorf("relay: MatchConfig: %w", err)
 	}

@@ -64,6 +64,10 @@ const (
 	DefaultTimeout = 5 * time.Second
 	// MaxMatchName is the longest match name.
 	MaxMatchName = wire.MaxMatch
+	// startGrace is how long a match's first ticks wait past their deadlines for a player
+	// there at the start whose first input has not come (it heard of the start half a round
+	// trip late): its inputs for them count rather than being replaced.
+	startGrace = time.Second
 )
 
 // Options configure a Relay. Zero fields take the defaults.

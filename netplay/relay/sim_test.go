@@ -202,9 +202,10 @@ func TestRelayTwoPlayers(t *testing.T) {
 
 // TestRelayInTime: on links of up to 60 ± 10 ms that lose up to 5% of packets, with nothing
 // else going wrong, each player's inputs reach the relay before their deadlines: the time
-// sync aims them two ticks early, so that one packet lost costs nothing. What is replaced is
-// the first ticks, confirmed before a far player hears that the match has started, and what
-// a burst of losses takes.
+// sync aims them two ticks early, so that one packet lost costs nothing; the match's clock
+// waits for every player's first input, so that a far player, which hears of the start late,
+// loses none of its first ticks. What is replaced is what a burst of losses takes: 0 to
+// 0.06% of the inputs (0.04 to 0.4% when the clock started at once).
 func TestRelayInTime(t *testing.T) {
 	for seed := range uint64(10) {
 		g := newFaultGame(seed)
@@ -222,7 +223,7 @@ func TestRelayInTime(t *testing.T) {
 		}
 		inputs := st.Confirmed * uint64(g.players)
 		t.Logf("%d players: %d of %d inputs replaced (%.2f%%)", g.players, st.Replaced, inputs, 100*float64(st.Replaced)/float64(inputs))
-		if limit := 3*uint64(g.players) + inputs/200; st.Replaced > limit {
+		if limit := inputs / 500; st.Replaced > limit {
 			t.Errorf("seed %d, %d players on %v: %d inputs replaced, over %d", seed, g.players, g.conds, st.Replaced, limit)
 		}
 		for _, p := range sr.players {

@@ -83,11 +83,20 @@ func (dm *directMatch) send(mb *member, m wire.Message) {
 	dm.sr.relay.release(s)
 }
 
-// ackTicks has each of mbs acknowledge the ticks confirmed, as a session would, and send no
-// input (the relay repeats its last).
+// ackTicks has each of mbs acknowledge the ticks confirmed, as a session would, a player with
+// the zero input for the tick after them (which also starts the match's clock, waiting for
+// every player's first input).
 func (dm *directMatch) ackTicks(mbs ...*member) {
 	for _, mb := range mbs {
-		dm.send(mb, wire.Message{Header: wire.Header{Kind: wire.KindInput}, AckTick: int64(dm.mt.auth.Confirmed())})
+		m := wire.Message{AckTick: int64(dm.mt.auth.Confirmed())}
+		m.Kind = wire.KindInput
+		if mb.slot != wire.SpectatorSlot {
+			m.StartTick, m.Handles, m.InputSize = int64(dm.mt.auth.Confirmed()+1), 1<<mb.slot, dm.mt.cfg.InputSize
+			if _, err := m.PackInputs(make([]byte, m.InputSize), make([]byte, m.InputSize)); err != nil {
+				dm.t.Fatal(err)
+			}
+		}
+		dm.send(mb, m)
 	}
 }
 

@@ -38,13 +38,22 @@ type Config struct {
 	// History is how many confirmed ticks are kept for players catching up and for
 	// spectators: at least Window, at most MaxHistory. 0 means 3,600 (a minute at 60 Hz).
 	History int
+	// StartGrace is how long, from Start, the match's clock may wait for the first input of
+	// every player there at the start: a far player hears of the start half a round trip
+	// late, and its first inputs arrive a round trip after it, which a clock running from
+	// Start would all replace. The clock (Due, the deadlines) starts once every such player's
+	// first input has arrived (or the player is dropped), or when the grace is over; ticks
+	// whose inputs are all in are confirmed meanwhile (ConfirmReady). 0: the clock starts at
+	// Start; at most MaxStartGrace.
+	StartGrace time.Duration
 }
 
 // The bounds of a Config.
 const (
-	MaxTickRate = 1000
-	MaxWindow   = 1024
-	MaxHistory  = 1 << 20
+	MaxTickRate   = 1000
+	MaxWindow     = 1024
+	MaxHistory    = 1 << 20
+	MaxStartGrace = time.Minute
 )
 
 // Verdict is what became of an input given to Match.Input.
@@ -99,7 +108,13 @@ type Match struct {
 	size   int // bytes of one tick of every slot: Slots*InputSize
 
 	started bool
-	start   time.Duration
+	start   time.Duration // when the clock started: tick k's deadline is start + k periods
+	// fresh holds the slots there at the start whose first input has not arrived: while it
+	// is not empty (for StartGrace after startedAt at most), the clock waits. latest is the
+	// latest time a call was given.
+	fresh     wire.HandleSet
+	startedAt time.Duration
+	latest    time.Duration
 	// confirmed is the last tick confirmed; ticks run from 1.
 	confirmed uint64
 
@@ -155,6 +170,8 @@ func New(cfg Config) (*Match, error) {
 		return nil, fmt.Errorf("authority: Config.Timeout = %v: want more than 0", cfg.Timeout)
 	case cfg.History < cfg.Window || cfg.History > MaxHistory:
 		return nil, fmt.Errorf("authority: Config.History = %d: want Window (%d) to %d", cfg.History, cfg.Window, MaxHistory)
+	case cfg.StartGrace < 0 || cfg.StartGrace > MaxStartGrace:
+		return nil, fmt.Errorf("authority: Config.StartGrace = %v: want 0 to %v", cfg.StartGrace, MaxStartGrace)
 	}
 	m := &Match{cfg: cfg, period: time.Second / time.Duration(cfg.TickRate), size: cfg.Slots * cfg.InputSize}
 	m.ahead = make([]byte, cfg.Window*m.size)
@@ -181,8 +198,11 @@ func (m *Match) StartVacant(now time.Duration, vacant wire.HandleSet) error {
 	if m.started {
 		return ErrStarted
 	}
-	m.started, m.start = true, now
+	m.started, m.start, m.startedAt, m.latest = true, now, now, now
 	m.vacant = vacant & (1<<m.cfg.Slots - 1)
+	if m.cfg.StartGrace > 0 {
+		m.fresh = wire.HandleSet(1<<m.cfg.Slots-1) &^ m.vacant
+	}
 	for s := range m.cfg.Slots {
 		m.heard[s] = now
 		if !m.vacant.Has(s) {
@@ -236,10 +256,17 @@ func (m *Match) Oldest() uint64 {
 }
 
 // NextDeadline returns when the tick after the last confirmed one will be: the time Advance
-// should be called next. Before Start it returns 0.
+// should be called next (while the clock waits for the players' first inputs, the grace's
+// end). Before Start it returns 0.
 func (m *Match) NextDeadline() time.Duration {
 	if !m.started {
 		return 0
+	}
+	if m.fresh != 0 {
+		if m.startedAt > math.MaxInt64-m.cfg.StartGrace {
+			return math.MaxInt64
+		}
+		return m.startedAt + m.cfg.StartGrace // the clock waits until then at the most
 	}
 	next := m.confirmed + 1
 	if next > wire.MaxTick || next > uint64(math.MaxInt64/int64(m.period)) {
@@ -287,8 +314,21 @@ func (m *Match) Have(slot int) uint64 {
 // Heard notes that slot was heard at now (a packet with no input: an acknowledgement, a
 // keep-alive), which keeps it from timing out.
 func (m *Match) Heard(now time.Duration, slot int) {
+	m.latest = max(m.latest, now)
 	if slot >= 0 && slot < m.cfg.Slots && now > m.heard[slot] {
 		m.heard[slot] = now
+	}
+}
+
+// arrived takes slot out of those whose first input the clock waits for, starting the clock
+// at now if it was the last.
+func (m *Match) arrived(slot int, now time.Duration) {
+	if !m.fresh.Has(slot) {
+		return
+	}
+	m.fresh &^= 1 << slot
+	if m.fresh == 0 {
+		m.start = max(m.start, now)
 	}
 }
 
@@ -313,6 +353,9 @@ func (m *Match) Input(now time.Duration, slot int, tick uint64, in []byte) (Verd
 	case m.vacant.Has(slot):
 		m.stats.Refused++
 		return Vacant, nil
+	}
+	m.arrived(slot, now)
+	switch {
 	case tick <= m.confirmed:
 		m.stats.Late++
 		return Late, nil
@@ -347,6 +390,7 @@ func (m *Match) Drop(slot int) error {
 
 func (m *Match) drop(slot int) {
 	m.gone |= 1 << slot
+	m.arrived(slot, m.latest) // nothing more to wait for
 	m.cutoff[slot] = m.confirmed
 	if m.vacant.Has(slot) {
 		m.vacant &^= 1 << slot
@@ -355,16 +399,27 @@ func (m *Match) drop(slot int) {
 }
 
 // Advance confirms every tick whose time has come by now, after dropping the players unheard
-// for Timeout, and returns how many it confirmed. A tick stands as decided; Tick returns it.
+// for Timeout, and returns how many it confirmed: none while the clock waits for the players'
+// first inputs (Config.StartGrace). A tick stands as decided; Tick returns it.
 func (m *Match) Advance(now time.Duration) int {
-	if !m.started || now < m.start {
+	if !m.started || now < m.startedAt {
 		return 0
 	}
+	m.latest = max(m.latest, now)
 	for s := range m.cfg.Slots {
 		if !m.gone.Has(s) && !m.vacant.Has(s) && now-m.heard[s] > m.cfg.Timeout {
 			m.drop(s)
 			m.stats.TimedOut++
 		}
+	}
+	if m.fresh != 0 {
+		if now-m.startedAt < m.cfg.StartGrace {
+			return 0
+		}
+		m.fresh, m.start = 0, m.startedAt+m.cfg.StartGrace // the grace is over
+	}
+	if now < m.start {
+		return 0
 	}
 	due := m.Due(now)
 	n := 0
@@ -393,9 +448,10 @@ func (m *Match) ConfirmReady() int {
 }
 
 // Due returns the last tick whose deadline has passed at now: the match's clock, which the
-// ticks confirmed may run ahead of (ConfirmReady). 0 before Start.
+// ticks confirmed may run ahead of (ConfirmReady). 0 before Start, and while the clock waits
+// for the players' first inputs.
 func (m *Match) Due(now time.Duration) uint64 {
-	if !m.started || now < m.start {
+	if !m.started || m.fresh != 0 || now < m.start {
 		return 0
 	}
 	return min(uint64((now-m.start)/m.period), wire.MaxTick)

@@ -254,6 +254,7 @@ func FuzzMatch(f *testing.F) {
 	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 200, 30, 40, 255, 7})
 	f.Add([]byte{9, 9, 9, 9, 9, 9, 1, 1, 1, 1, 255, 255, 0, 0, 3})
 	f.Add([]byte{0x3b, 5, 2, 40, 3, 0x41, 0, 1, 4, 2, 2, 40, 3, 0x42, 2, 0x80, 2, 9, 3, 0x81, 2, 200})
+	f.Add([]byte{1, 0x83, 2, 30, 0, 0, 2, 40, 4, 1, 2, 0x80, 2, 90, 2, 90})
 	f.Fuzz(fuzzBody)
 }
 
@@ -264,10 +265,25 @@ func fuzzBody(t *testing.T, ops []byte) {
 		}
 		slots := int(ops[0])%wire.MaxPlayers + 1
 		window := int(ops[1])%16 + 1
-		m := newMatch(t, Config{Slots: slots, InputSize: 1, TickRate: 60, Window: window, History: window + 16, Timeout: 20 * period})
+		grace := time.Duration(ops[1]>>6) * 4 * period // 0, 4, 8 or 12 ticks
+		m := newMatch(t, Config{Slots: slots, InputSize: 1, TickRate: 60, Window: window, History: window + 16, Timeout: 20 * period, StartGrace: grace})
 		vacant := wire.HandleSet(ops[0]/8) & (1<<slots - 1) // slots with no player at the start
 		if err := m.StartVacant(0, vacant); err != nil {
 			t.Fatal(err)
+		}
+		// fresh: the slots there at the start whose first input has not come, for which the
+		// clock waits (until grace at the most); clock: when it started.
+		var fresh wire.HandleSet
+		if grace > 0 {
+			fresh = wire.HandleSet(1<<slots-1) &^ vacant
+		}
+		var clock time.Duration
+		arrived := func(s wire.HandleSet, now time.Duration) {
+			if fresh != 0 && fresh&s != 0 {
+				if fresh &^= s; fresh == 0 {
+					clock = now
+				}
+			}
 		}
 		joinedAt := make([]uint64, slots) // each slot's first tick with its own input; 0: none yet
 		for s := range slots {
@@ -300,6 +316,9 @@ func fuzzBody(t *testing.T, ops []byte) {
 				v, err := m.Input(now, s, k, []byte{arg})
 				if err != nil {
 					t.Fatal(err)
+				}
+				if !m.gone.Has(s) && joinedAt[s] != 0 {
+					arrived(1<<s, now)
 				}
 				wantV := Accepted
 				_, dup := sent[key{s, k}]
@@ -347,8 +366,22 @@ func fuzzBody(t *testing.T, ops []byte) {
 				} else {
 					now += time.Duration(arg) * period / 8
 					n = m.Advance(now)
-					if due := uint64(now / period); m.Confirmed() != max(due, before) || uint64(n) != max(due, before)-before {
-						t.Fatalf("at %v: confirmed %d (+%d), want %d", now, m.Confirmed(), n, max(due, before))
+					arrived(m.gone, now) // timed out
+					if fresh != 0 && now >= grace {
+						fresh, clock = 0, grace // the grace is over
+					}
+					want := before
+					if fresh == 0 && now >= clock {
+						want = max(uint64((now-clock)/period), before)
+					}
+					if m.Confirmed() != want || uint64(n) != want-before {
+						t.Fatalf("at %v: confirmed %d (+%d), want %d (slots %b yet to give an input, grace %v, clock from %v)", now, m.Confirmed(), n, want, fresh, grace, clock)
+					}
+					if due := m.Due(now); fresh != 0 && due != 0 || fresh == 0 && now >= clock && due != uint64((now-clock)/period) {
+						t.Fatalf("at %v: Due %d, the clock from %v (waiting for %b)", now, due, clock, fresh)
+					}
+					if d := m.NextDeadline(); fresh != 0 && d != grace {
+						t.Fatalf("at %v, waiting: the next deadline %v, want the grace's end %v", now, d, grace)
 					}
 				}
 				for k := before + 1; k <= m.Confirmed(); k++ {
@@ -381,6 +414,7 @@ func fuzzBody(t *testing.T, ops []byte) {
 				switch {
 				case arg&0x80 != 0:
 					m.Drop(s)
+					arrived(1<<s, now)
 				case arg&0x40 != 0:
 					first, err := m.Join(now, s)
 					if wantErr := joinedAt[s] != 0 || m.gone.Has(s); (err != nil) != wantErr {
@@ -481,5 +515,47 @@ func TestVacantJoin(t *testing.T) {
 	}
 	if _, err := m2.Join(0, 1); err != ErrNotVacant {
 		t.Fatalf("Join of a closed slot: %v", err)
+	}
+}
+
+// TestStartGrace: the clock waits, StartGrace at the most, for the first input of every
+// player there at the start; meanwhile no tick is due, and the ticks whose inputs are all in
+// are confirmed; then it runs from the moment the last first input came. A player that sends
+// nothing holds it only until the grace is over.
+func TestStartGrace(t *testing.T) {
+	m := newMatch(t, Config{Slots: 2, InputSize: 1, TickRate: 60, StartGrace: 10 * period})
+	if err := m.Start(0); err != nil {
+		t.Fatal(err)
+	}
+	for k := uint64(1); k <= 8; k++ {
+		m.Input(0, 0, k, []byte{1})
+	}
+	if n := m.Advance(6 * period); n != 0 || m.Due(6*period) != 0 || m.NextDeadline() != 10*period {
+		t.Fatalf("6 ticks in, slot 1 unheard: %d confirmed, clock %d, next deadline %v; want 0, 0, the grace's end", n, m.Due(6*period), m.NextDeadline())
+	}
+	for k := uint64(1); k <= 8; k++ { // the far player's first inputs, a round trip late
+		m.Input(6*period, 1, k, []byte{2})
+	}
+	if n := m.ConfirmReady(); n != 8 {
+		t.Fatalf("confirmed %d once every input of ticks 1-8 was in, want 8", n)
+	}
+	for k := uint64(1); k <= 8; k++ {
+		if in, rep, _ := tick(t, m, k); rep != 0 || in[1] != 2 {
+			t.Fatalf("tick %d: %v, replaced %b: want slot 1's own input", k, in, rep)
+		}
+	}
+	if due := m.Due(6*period + 3*period); due != 3 {
+		t.Fatalf("3 ticks after the clock started: Due %d", due)
+	}
+
+	silent := newMatch(t, Config{Slots: 2, InputSize: 1, TickRate: 60, StartGrace: 10 * period})
+	if err := silent.Start(0); err != nil {
+		t.Fatal(err)
+	}
+	if n := silent.Advance(9 * period); n != 0 {
+		t.Fatalf("within the grace: %d confirmed", n)
+	}
+	if n := silent.Advance(15 * period); n != 5 || silent.Stats().Replaced != 10 {
+		t.Fatalf("5 ticks after the grace's end: %d confirmed, %d replaced; want 5 and 10", n, silent.Stats().Replaced)
 	}
 }
